@@ -1,0 +1,173 @@
+/**
+ * The one contract between main and renderer: every method with its argument and result
+ * schemas, and every event main pushes. Both carriers (Electron IPC, the browser mode's
+ * WebSocket) move exactly these shapes; the dispatcher validates arguments against them.
+ */
+import { z } from 'zod';
+import type { EventName, MethodName } from './names';
+
+export * from './names';
+
+// ---------------------------------------------------------------------------------------
+// Shared shapes
+
+export const ServerId = z.string().min(1).max(64);
+
+const KeyValues = z.record(z.string(), z.string());
+
+export const StdioTarget = z.object({
+  type: z.literal('stdio'),
+  command: z.string().trim().min(1, 'command must not be empty'),
+  args: z.array(z.string()).default([]),
+  env: KeyValues.default({}),
+  cwd: z.string().optional(),
+});
+
+export const HttpTarget = z.object({
+  type: z.literal('http'),
+  url: z.string().trim().min(1, 'url must not be empty'),
+  headers: KeyValues.default({}),
+  transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
+});
+
+export const ServerTarget = z.discriminatedUnion('type', [StdioTarget, HttpTarget]);
+
+export const ProtocolEraSetting = z.enum(['auto', 'legacy', 'modern']);
+
+/** What a user writes to add a server. Main assigns the id. */
+export const ServerConfigInput = z.object({
+  name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters'),
+  target: ServerTarget,
+  era: ProtocolEraSetting.default('auto'),
+  description: z.string().max(2000).optional(),
+});
+
+export const ServerConfig = ServerConfigInput.extend({ id: ServerId });
+
+export const ConnectionState = z.enum(['disconnected', 'connecting', 'connected', 'reconnecting', 'error', 'disabled']);
+
+export const ServerStatus = z.object({
+  id: ServerId,
+  name: z.string(),
+  config: ServerConfig,
+  state: ConnectionState,
+  /** A readable error: which server, which channel, what happened, what to try. */
+  error: z.string().optional(),
+  era: z.enum(['legacy', 'modern']).optional(),
+  protocolVersion: z.string().optional(),
+  serverInfo: z.object({ name: z.string(), version: z.string().optional() }).optional(),
+  toolCount: z.number().int().optional(),
+  since: z.number(),
+});
+
+export const JsonObject = z.record(z.string(), z.unknown());
+
+export const ToolEntry = z.object({
+  /** `server__tool`, unique across all servers. */
+  name: z.string(),
+  serverId: ServerId,
+  serverName: z.string(),
+  originalName: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: JsonObject,
+  outputSchema: JsonObject.optional(),
+  annotations: JsonObject.optional(),
+});
+
+export const CallToolResult = z.object({
+  serverId: ServerId,
+  tool: z.string(),
+  durationMs: z.number(),
+  /** The server's result, as it arrived (content blocks, structuredContent, isError). */
+  result: JsonObject,
+});
+
+export const LogLine = z.object({
+  ts: z.number(),
+  serverId: ServerId.optional(),
+  source: z.enum(['app', 'stderr', 'server']),
+  level: z.enum(['debug', 'info', 'warning', 'error']),
+  text: z.string(),
+});
+
+export const AppInfo = z.object({
+  name: z.string(),
+  version: z.string(),
+  carrier: z.enum(['electron', 'browser']),
+  platform: z.string(),
+  node: z.string(),
+});
+
+// ---------------------------------------------------------------------------------------
+// Methods
+
+const NoArgs = z.object({}).strict().default({});
+const ById = z.object({ id: ServerId }).strict();
+
+export const methods = {
+  appInfo: { args: NoArgs, result: AppInfo },
+  listServers: { args: NoArgs, result: z.array(ServerStatus) },
+  addServer: { args: ServerConfigInput.strict(), result: ServerStatus },
+  removeServer: { args: ById, result: z.object({ removed: z.boolean() }) },
+  connectServer: { args: ById, result: ServerStatus },
+  disconnectServer: { args: ById, result: ServerStatus },
+  listTools: { args: z.object({ serverId: ServerId.optional() }).strict().default({}), result: z.array(ToolEntry) },
+  callTool: {
+    args: z
+      .object({
+        /** A namespaced name (`server__tool`), or a bare name with `serverId`. */
+        tool: z.string().min(1),
+        serverId: ServerId.optional(),
+        args: JsonObject.default({}),
+        timeoutMs: z.number().int().min(1).max(3_600_000).optional(),
+      })
+      .strict(),
+    result: CallToolResult,
+  },
+  recentLogs: { args: NoArgs, result: z.object({ lines: z.array(LogLine) }) },
+} as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
+
+export const events = {
+  serverState: ServerStatus,
+  logBatch: z.object({ lines: z.array(LogLine) }),
+} as const satisfies Record<EventName, z.ZodType>;
+
+// Compile-time proof that names.ts and the schemas list the same things.
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const _methodsCovered: Exact<keyof typeof methods, MethodName> = true;
+const _eventsCovered: Exact<keyof typeof events, EventName> = true;
+void _methodsCovered;
+void _eventsCovered;
+
+// ---------------------------------------------------------------------------------------
+// Types inferred from the schemas
+
+export type Methods = typeof methods;
+/** What a caller may pass (defaults not yet applied). */
+export type ArgsIn<M extends MethodName> = z.input<Methods[M]['args']>;
+/** What a handler receives (validated, defaults applied). */
+export type Args<M extends MethodName> = z.output<Methods[M]['args']>;
+export type Result<M extends MethodName> = z.output<Methods[M]['result']>;
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
+
+export type ServerConfigInput = z.input<typeof ServerConfigInput>;
+export type ServerConfig = z.output<typeof ServerConfig>;
+export type ServerTarget = z.output<typeof ServerTarget>;
+export type ServerStatus = z.output<typeof ServerStatus>;
+export type ConnectionState = z.output<typeof ConnectionState>;
+export type ToolEntry = z.output<typeof ToolEntry>;
+export type LogLine = z.output<typeof LogLine>;
+export type AppInfo = z.output<typeof AppInfo>;
+
+/** Every reply on either carrier is one of these; errors are values, never thrown across. */
+export type Envelope<T = unknown> = { ok: true; result: T } | { ok: false; error: ContractErrorShape };
+
+export type ContractErrorCode = 'invalid-arguments' | 'unknown-method' | 'not-found' | 'conflict' | 'failed';
+
+export interface ContractErrorShape {
+  code: ContractErrorCode;
+  message: string;
+  /** Field-level detail for invalid arguments: path → message. */
+  issues?: { path: string; message: string }[];
+}

@@ -1,0 +1,25 @@
+/**
+ * The names of every contract method and event, with no dependencies.
+ *
+ * The preload script imports only this file (a sandboxed preload should stay tiny);
+ * `contract/index.ts` checks at compile time that its schemas cover exactly these names.
+ */
+export const METHOD_NAMES = [
+  'appInfo',
+  'listServers',
+  'addServer',
+  'removeServer',
+  'connectServer',
+  'disconnectServer',
+  'listTools',
+  'callTool',
+  'recentLogs',
+] as const;
+
+export const EVENT_NAMES = ['serverState', 'logBatch'] as const;
+
+export type MethodName = (typeof METHOD_NAMES)[number];
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/** The Electron IPC channel that carries a method or an event. */
+export const ipcChannel = (name: MethodName | EventName): string => `switchboard:${name}`;

@@ -1,0 +1,108 @@
+/**
+ * The trace model: every observable thing that crosses a connection becomes one immutable
+ * event with a per-run sequence number. Plain types (no runtime schema): events are produced
+ * by our own code at high rate, and validating each would cost more than it proves.
+ * Query arguments coming from the renderer are validated (see `TraceQuery` in index.ts).
+ */
+
+export const CHANNELS = [
+  'post-json',
+  'post-sse',
+  'get',
+  'resumption',
+  'delete',
+  'listen',
+  'discovery',
+  'auth',
+  'legacy-sse',
+  'legacy-post',
+  'stdio',
+  'lifecycle',
+] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const EVENT_KINDS = [
+  'http-request',
+  'http-response',
+  'http-end',
+  'sse-event',
+  'sse-comment',
+  'sse-retry',
+  'jsonrpc-out',
+  'jsonrpc-in',
+  'stdout-garbage',
+  'stderr',
+  'spawn',
+  'exit',
+  'session',
+  'state',
+  'era',
+  'reconnect',
+  'error',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export type Direction = 'out' | 'in' | 'none';
+
+export interface RpcSummary {
+  id?: string | number;
+  method?: string;
+  kind: 'request' | 'notification' | 'result' | 'error';
+  errorCode?: number;
+  errorMessage?: string;
+  /** For progress notifications: the token, which names the request it belongs to. */
+  progressToken?: string | number;
+}
+
+export interface HttpInfo {
+  method?: string;
+  url?: string;
+  status?: number;
+  statusText?: string;
+  /** Secrets already redacted. Lower-case names. */
+  headers?: Record<string, string>;
+  contentType?: string;
+  /** Time from sending the request to the response headers. */
+  ttfbMs?: number;
+  /** How an exchange or stream ended. */
+  end?: 'complete' | 'server-closed' | 'client-aborted' | 'error';
+}
+
+export interface SseInfo {
+  id?: string;
+  event?: string;
+  retry?: number;
+  /** An event with an id and no data: the stream's priming event. */
+  priming?: boolean;
+}
+
+export interface TraceEvent {
+  seq: number;
+  /** Epoch milliseconds with sub-millisecond precision. */
+  ts: number;
+  server: string;
+  channel: Channel;
+  kind: EventKind;
+  dir: Direction;
+  /** Groups one HTTP request, its response and its SSE events. */
+  exchange?: string;
+  session?: string;
+  rpc?: RpcSummary;
+  /** Several JSON-RPC messages in one body (a batch). */
+  batch?: RpcSummary[];
+  http?: HttpInfo;
+  sse?: SseInfo;
+  bytes?: number;
+  durationMs?: number;
+  /** The payload: parsed JSON when it was JSON, else text. Redacted. */
+  body?: unknown;
+  /** True when `body` is a preview of a larger payload; the whole one is paged from disk. */
+  truncated?: boolean;
+  /** Free text: a stderr line, an error message, a state name. */
+  text?: string;
+  /** Structured extras (spawn info, exit code, session ids, era). */
+  meta?: Record<string, unknown>;
+}
+
+/** An event before the store assigns its sequence number and time. */
+export type TraceEventInput = Omit<TraceEvent, 'seq' | 'ts'> & { ts?: number };

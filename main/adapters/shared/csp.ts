@@ -1,0 +1,20 @@
+/**
+ * The renderer's Content-Security-Policy, one definition for both carriers. Server-supplied
+ * text is hostile input: no inline script, no eval, no plugins, no framing, no form posts.
+ */
+export function contentSecurityPolicy(extraConnectSrc: string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    // Component libraries set inline style attributes; styles cannot run code.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' data: blob:",
+    "font-src 'self' data:",
+    ["connect-src 'self'", ...extraConnectSrc].join(' '),
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

@@ -1,0 +1,182 @@
+/**
+ * Browser mode's carrier: an HTTP server on loopback that serves the built renderer and a
+ * WebSocket speaking the contract through the same dispatcher Electron uses.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Core } from '../../core/app';
+import { WS_PATH, WsFrame, encodeEvent, encodeReply } from '../../../contract/ws';
+import { contentSecurityPolicy } from '../shared/csp';
+import { serveFile } from './static-files';
+import {
+  TOKEN_COOKIE,
+  TOKEN_HEADER,
+  TOKEN_QUERY,
+  allowedHosts,
+  allowedOrigins,
+  checkBindAddress,
+  checkRequest,
+  newToken,
+  type GateVerdict,
+} from './security';
+
+export interface WebHostOptions {
+  core: Core;
+  /** The built renderer (index.html and assets). */
+  rendererDir: string;
+  port?: number;
+  host?: string;
+  /** Bind beyond loopback. Named loudly on the command line: --UNSAFE-expose-to-network. */
+  unsafeExposeToNetwork?: boolean;
+  /** Extra host names allowed in Host/Origin (e.g. a name in /etc/hosts pointing at us). */
+  extraHostNames?: string[];
+  /** For tests only: a fixed token. */
+  token?: string;
+}
+
+export interface WebHost {
+  /** The URL to open, token included. */
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+export { WS_PATH };
+const MAX_WS_MESSAGE = 16 * 1024 * 1024;
+
+export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
+  const host = options.host ?? '127.0.0.1';
+  const refusal = checkBindAddress(host, options.unsafeExposeToNetwork ?? false);
+  if (refusal) throw new Error(refusal);
+  const token = options.token ?? newToken();
+  let hosts = new Set<string>();
+  let origins = new Set<string>();
+
+  const gate = (req: IncomingMessage, requireOrigin: boolean): GateVerdict => {
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    return checkRequest(
+      {
+        host: req.headers.host,
+        origin: req.headers.origin,
+        cookie: req.headers.cookie,
+        headerToken: headerValue(req.headers[TOKEN_HEADER]),
+        queryToken: url.searchParams.get(TOKEN_QUERY),
+        requireOrigin,
+      },
+      token,
+      hosts,
+      origins,
+    );
+  };
+
+  const server = createServer((req, res) => {
+    handleHttp(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end('Internal error');
+    });
+  });
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const verdict = gate(req, false);
+    if (!verdict.ok) {
+      res.writeHead(verdict.status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(`${verdict.reason}. Open the URL that "npm run web" printed.\n`);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    if (verdict.via === 'query') {
+      // Trade the token for a cookie and drop it from the address bar and history.
+      url.searchParams.delete(TOKEN_QUERY);
+      res.writeHead(302, {
+        'set-cookie': `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        location: url.pathname + url.search,
+        'cache-control': 'no-store',
+      });
+      res.end();
+      return;
+    }
+    const served = await serveFile(options.rendererDir, url.pathname, res, securityHeaders(port));
+    if (!served) res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE });
+  server.on('upgrade', (req, socket, head) => {
+    const path = new URL(req.url ?? '/', 'http://placeholder').pathname;
+    const verdict = path === WS_PATH ? gate(req, true) : ({ ok: false, status: 403, reason: 'Not found' } as const);
+    if (!verdict.ok) {
+      socket.end(`HTTP/1.1 ${verdict.status} ${verdict.status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nconnection: close\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => attach(ws));
+  });
+
+  const sockets = new Set<WebSocket>();
+  const unsubscribe = options.core.events.subscribe((event, payload) => {
+    const frame = encodeEvent(event, payload);
+    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(frame);
+  });
+
+  function attach(ws: WebSocket): void {
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
+    ws.on('message', (data) => {
+      const frame = WsFrame.safeParse(safeJson(data.toString()));
+      if (!frame.success) {
+        ws.send(encodeReply(null, { ok: false, error: { code: 'invalid-arguments', message: 'Malformed frame: expected {id, method, args}' } }));
+        return;
+      }
+      const { id, method, args } = frame.data;
+      options.core.dispatch(method, args).then((reply) => {
+        if (ws.readyState === ws.OPEN) ws.send(encodeReply(id, reply));
+      });
+    });
+  }
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolveListen());
+  });
+  const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(port, options.extraHostNames);
+  origins = allowedOrigins(port, options.extraHostNames);
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${shownHost}:${port}/?${TOKEN_QUERY}=${token}`,
+    port,
+    token,
+    close: async () => {
+      unsubscribe();
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
+
+function securityHeaders(port: number): Record<string, string> {
+  return {
+    'content-security-policy': contentSecurityPolicy([`ws://127.0.0.1:${port}`, `ws://localhost:${port}`]),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'cache-control': 'no-store',
+  };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

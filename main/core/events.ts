@@ -1,0 +1,54 @@
+/**
+ * The events main pushes to every attached carrier. Carriers subscribe once and forward;
+ * high-rate sources (log lines, later trace events) are batched before they get here.
+ */
+import type { EventName, EventPayload } from '../../contract';
+
+export type EventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+
+export class EventHub {
+  private readonly listeners = new Set<EventListener>();
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event, payload);
+      } catch {
+        // A broken carrier (a closed socket, a destroyed window) must not stop the others.
+      }
+    }
+  }
+}
+
+/**
+ * Collects items and flushes them at most every `intervalMs`, so a flood becomes a few
+ * messages per second instead of one message per item.
+ */
+export class Batcher<T> {
+  private pending: T[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly flush: (items: T[]) => void,
+    private readonly intervalMs = 100,
+  ) {}
+
+  push(item: T): void {
+    this.pending.push(item);
+    this.timer ??= setTimeout(() => this.drain(), this.intervalMs);
+  }
+
+  drain(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0) return;
+    const items = this.pending;
+    this.pending = [];
+    this.flush(items);
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * The trace store: append-only, every event numbered without gaps, O(1) append.
+ *
+ * Memory stays bounded however long the session runs: a compact index of every event lives in
+ * typed-array columns (a few dozen bytes an event), full events only for the most recent
+ * `windowSize`; older events are written to a per-session spill file and read back on demand.
+ * Payloads larger than `previewBytes` go to a blob file at once; the event keeps a preview.
+ */
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHANNELS, EVENT_KINDS, type Channel, type EventKind, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
+import { Column, Interner } from './columns';
+
+export interface TraceStoreOptions {
+  /** Full events kept in memory (default 20,000). */
+  windowSize?: number;
+  /** Payloads larger than this are stored whole on disk and previewed (default 256 KiB). */
+  previewBytes?: number;
+  /** Directory for the spill files (default: a fresh temp dir, removed on close). */
+  dir?: string;
+}
+
+export interface TraceQuery {
+  servers?: string[];
+  channels?: Channel[];
+  kinds?: EventKind[];
+  methods?: string[];
+  exchange?: string;
+  session?: string;
+  /** Case-insensitive substring of the serialized event. */
+  text?: string;
+  errorsOnly?: boolean;
+  /** 2, 3, 4, 5: HTTP status class. */
+  statusClass?: number[];
+  fromTs?: number;
+  toTs?: number;
+  /** Paging: events with seq greater than this (asc) / less than this (desc). */
+  cursor?: number;
+  order?: 'asc' | 'desc';
+  limit?: number;
+}
+
+export interface TracePage {
+  events: TraceEvent[];
+  /** Pass as `cursor` for the next page; absent at the end. */
+  nextCursor?: number;
+  /** Events in the store when the page was taken. */
+  total: number;
+}
+
+export type TraceListener = (event: TraceEvent) => void;
+
+const CHANNEL_ID = new Map(CHANNELS.map((c, i) => [c, i]));
+const KIND_ID = new Map(EVENT_KINDS.map((k, i) => [k, i]));
+const FLAG_ERROR = 1;
+const SPILL_FLUSH_BYTES = 1 << 20;
+const MAX_LIMIT = 5_000;
+
+export class TraceStore {
+  readonly windowSize: number;
+  readonly previewBytes: number;
+  private readonly dir: string;
+  private readonly ownsDir: boolean;
+
+  // The index: one entry per event, position = seq - 1.
+  private readonly tsCol = new Column(Float64Array);
+  private readonly serverCol = new Column(Uint16Array);
+  private readonly channelCol = new Column(Uint8Array);
+  private readonly kindCol = new Column(Uint8Array);
+  private readonly methodCol = new Column(Uint32Array);
+  private readonly statusCol = new Column(Uint16Array);
+  private readonly flagsCol = new Column(Uint8Array);
+  private readonly exchangeCol = new Column(Uint32Array);
+  private readonly sessionCol = new Column(Uint32Array);
+  private readonly spillOffset = new Column(Float64Array);
+  private readonly spillLength = new Column(Uint32Array);
+
+  private readonly servers = new Interner();
+  private readonly methods = new Interner();
+  private readonly exchanges = new Interner();
+  private readonly sessions = new Interner();
+  /** An exchange's channel as its response decided it (a POST is post-json or post-sse only once answered). */
+  private readonly exchangeChannel = new Map<number, number>();
+
+  private readonly recent: (TraceEvent | undefined)[];
+  private count = 0;
+  private readonly listeners = new Set<TraceListener>();
+
+  private spillFd: number | undefined;
+  private blobFd: number | undefined;
+  private spillSize = 0;
+  private blobSize = 0;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private pendingFrom = 0;
+  private readonly blobs = new Map<number, { offset: number; length: number }>();
+  private closed = false;
+
+  /** Time base: wall clock at start plus a monotonic offset, for sub-millisecond precision that never runs backwards. */
+  private readonly wallBase = Date.now();
+  private readonly perfBase = performance.now();
+
+  constructor(options: TraceStoreOptions = {}) {
+    this.windowSize = Math.max(1, options.windowSize ?? 20_000);
+    this.previewBytes = options.previewBytes ?? 256 * 1024;
+    this.ownsDir = !options.dir;
+    this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'switchboard-trace-'));
+    this.recent = new Array(this.windowSize);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  now(): number {
+    return this.wallBase + (performance.now() - this.perfBase);
+  }
+
+  subscribe(listener: TraceListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  append(input: TraceEventInput): TraceEvent {
+    if (this.closed) throw new Error('trace store is closed');
+    const index = this.count;
+    const event = { ...input, seq: index + 1, ts: input.ts ?? this.now() } as TraceEvent;
+    if (event.body !== undefined && (event.bytes ?? 0) > this.previewBytes) this.storeBlob(event);
+
+    this.tsCol.push(event.ts);
+    this.serverCol.push(this.servers.id(event.server));
+    const channel = CHANNEL_ID.get(event.channel) ?? 0;
+    this.channelCol.push(channel);
+    this.kindCol.push(KIND_ID.get(event.kind) ?? 0);
+    this.methodCol.push(this.methods.id(event.rpc?.method));
+    this.statusCol.push(event.http?.status ?? 0);
+    this.flagsCol.push(isError(event) ? FLAG_ERROR : 0);
+    const exchange = this.exchanges.id(event.exchange);
+    this.exchangeCol.push(exchange);
+    this.sessionCol.push(this.sessions.id(event.session));
+    this.spillOffset.push(-1);
+    this.spillLength.push(0);
+    if (exchange && (event.kind === 'http-response' || !this.exchangeChannel.has(exchange))) this.exchangeChannel.set(exchange, channel);
+
+    const slot = index % this.windowSize;
+    const evicted = this.recent[slot];
+    if (evicted) this.spill(evicted);
+    this.recent[slot] = event;
+    this.count++;
+
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // a failing observer must not lose the event for the others
+      }
+    }
+    return event;
+  }
+
+  /** One event by sequence number, from memory or disk, with its exchange's final channel. */
+  get(seq: number): TraceEvent | undefined {
+    const index = seq - 1;
+    if (!Number.isInteger(index) || index < 0 || index >= this.count) return undefined;
+    const event = index >= this.count - this.windowSize ? this.recent[index % this.windowSize] : this.readSpilled(index);
+    if (!event) return undefined;
+    const resolved = this.resolvedChannel(index);
+    return resolved === event.channel ? event : { ...event, channel: resolved };
+  }
+
+  /** The whole payload of an event whose body was previewed. */
+  payload(seq: number): unknown {
+    const blob = this.blobs.get(seq);
+    if (!blob || this.blobFd === undefined) return this.get(seq)?.body;
+    const buffer = Buffer.alloc(blob.length);
+    readSync(this.blobFd, buffer, 0, blob.length, blob.offset);
+    return JSON.parse(buffer.toString('utf8'));
+  }
+
+  query(q: TraceQuery = {}): TracePage {
+    const limit = Math.min(Math.max(1, q.limit ?? 200), MAX_LIMIT);
+    const asc = (q.order ?? 'asc') === 'asc';
+    const filter = this.compile(q);
+    const events: TraceEvent[] = [];
+    const total = this.count;
+    let i = asc ? (q.cursor ?? 0) : (q.cursor ?? total + 1) - 2;
+    for (; asc ? i < total : i >= 0; i += asc ? 1 : -1) {
+      if (!filter.index(i)) continue;
+      const event = this.get(i + 1);
+      if (!event || (filter.text && !JSON.stringify(event).toLowerCase().includes(filter.text))) continue;
+      events.push(event);
+      if (events.length === limit) {
+        const next = asc ? i + 1 : i + 1;
+        const more = asc ? next < total : i > 0;
+        return { events, total, nextCursor: more ? next : undefined };
+      }
+    }
+    return { events, total };
+  }
+
+  /** Every event in order, for exports. Reads spilled events back in sequence. */
+  *all(): Generator<TraceEvent> {
+    for (let seq = 1; seq <= this.count; seq++) {
+      const event = this.get(seq);
+      if (event) yield event;
+    }
+  }
+
+  /** Memory held by the index and the window, roughly, for the benchmark and the About panel. */
+  indexBytes(): number {
+    return [this.tsCol, this.serverCol, this.channelCol, this.kindCol, this.methodCol, this.statusCol, this.flagsCol, this.exchangeCol, this.sessionCol, this.spillOffset, this.spillLength].reduce(
+      (sum, c) => sum + c.bytes,
+      0,
+    );
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.spillFd !== undefined) closeSync(this.spillFd);
+    if (this.blobFd !== undefined) closeSync(this.blobFd);
+    if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  // -------------------------------------------------------------------------------------
+
+  private resolvedChannel(index: number): Channel {
+    const exchange = this.exchangeCol.get(index);
+    const channel = exchange ? (this.exchangeChannel.get(exchange) ?? this.channelCol.get(index)) : this.channelCol.get(index);
+    return CHANNELS[channel]!;
+  }
+
+  private compile(q: TraceQuery): { index: (i: number) => boolean; text?: string } {
+    const ids = (values: string[] | undefined, interner: Interner) => (values ? new Set(values.map((v) => interner.lookup(v) ?? -1)) : undefined);
+    const servers = ids(q.servers, this.servers);
+    const methods = ids(q.methods, this.methods);
+    const channels = q.channels ? new Set(q.channels.map((c) => CHANNEL_ID.get(c) ?? -1)) : undefined;
+    const kinds = q.kinds ? new Set(q.kinds.map((k) => KIND_ID.get(k) ?? -1)) : undefined;
+    const exchange = q.exchange === undefined ? undefined : (this.exchanges.lookup(q.exchange) ?? -1);
+    const session = q.session === undefined ? undefined : (this.sessions.lookup(q.session) ?? -1);
+    const statusClass = q.statusClass ? new Set(q.statusClass) : undefined;
+    return {
+      text: q.text ? q.text.toLowerCase() : undefined,
+      index: (i) => {
+        if (servers && !servers.has(this.serverCol.get(i))) return false;
+        if (kinds && !kinds.has(this.kindCol.get(i))) return false;
+        if (methods && !methods.has(this.methodCol.get(i))) return false;
+        if (exchange !== undefined && this.exchangeCol.get(i) !== exchange) return false;
+        if (session !== undefined && this.sessionCol.get(i) !== session) return false;
+        if (q.errorsOnly && !(this.flagsCol.get(i) & FLAG_ERROR)) return false;
+        if (statusClass && !statusClass.has(Math.floor(this.statusCol.get(i) / 100))) return false;
+        if (q.fromTs !== undefined && this.tsCol.get(i) < q.fromTs) return false;
+        if (q.toTs !== undefined && this.tsCol.get(i) > q.toTs) return false;
+        if (channels) {
+          const exchangeId = this.exchangeCol.get(i);
+          const channel = exchangeId ? (this.exchangeChannel.get(exchangeId) ?? this.channelCol.get(i)) : this.channelCol.get(i);
+          if (!channels.has(channel)) return false;
+        }
+        return true;
+      },
+    };
+  }
+
+  private spill(event: TraceEvent): void {
+    const index = event.seq - 1;
+    const line = JSON.stringify(event) + '\n';
+    const length = Buffer.byteLength(line);
+    if (this.pending.length === 0) this.pendingFrom = index;
+    this.spillOffset.set(index, this.spillSize + this.pendingBytes);
+    this.spillLength.set(index, length);
+    this.pending.push(line);
+    this.pendingBytes += length;
+    if (this.pendingBytes >= SPILL_FLUSH_BYTES) this.flushSpill();
+  }
+
+  private flushSpill(): void {
+    if (this.pending.length === 0) return;
+    this.spillFd ??= openSync(join(this.dir, `trace-${process.pid}-${this.wallBase}.jsonl`), 'w+', 0o600);
+    const chunk = Buffer.from(this.pending.join(''), 'utf8');
+    writeSync(this.spillFd, chunk, 0, chunk.length, this.spillSize);
+    this.spillSize += chunk.length;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  private readSpilled(index: number): TraceEvent | undefined {
+    const offset = this.spillOffset.get(index);
+    if (offset < 0) return undefined;
+    if (this.pending.length > 0 && index >= this.pendingFrom) this.flushSpill();
+    const length = this.spillLength.get(index);
+    const buffer = Buffer.alloc(length);
+    readSync(this.spillFd!, buffer, 0, length, offset);
+    return JSON.parse(buffer.toString('utf8')) as TraceEvent;
+  }
+
+  private storeBlob(event: TraceEvent): void {
+    const text = JSON.stringify(event.body);
+    const buffer = Buffer.from(text, 'utf8');
+    this.blobFd ??= openSync(join(this.dir, `payloads-${process.pid}-${this.wallBase}.bin`), 'w+', 0o600);
+    writeSync(this.blobFd, buffer, 0, buffer.length, this.blobSize);
+    this.blobs.set(event.seq, { offset: this.blobSize, length: buffer.length });
+    this.blobSize += buffer.length;
+    const preview = typeof event.body === 'string' ? event.body : text;
+    event.body = preview.slice(0, this.previewBytes);
+    event.truncated = true;
+  }
+}
+
+function isError(event: TraceEvent): boolean {
+  return (
+    event.kind === 'error' ||
+    event.kind === 'stdout-garbage' ||
+    event.rpc?.kind === 'error' ||
+    (event.http?.status !== undefined && event.http.status >= 400 && event.http.status !== 405) ||
+    event.http?.end === 'error'
+  );
+}

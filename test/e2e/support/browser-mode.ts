@@ -1,0 +1,68 @@
+/**
+ * Starts the real browser mode (`out/main/web.js`, as `npm run web` does) with its own
+ * settings directory, and hands tests its URL. One per test file; closed afterwards.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Page } from '@playwright/test';
+
+export interface BrowserModeApp {
+  url: string;
+  origin: string;
+  dataDir: string;
+  process: ChildProcess;
+  output: () => string;
+  close(): Promise<void>;
+}
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+export async function startBrowserMode(extraArgs: string[] = []): Promise<BrowserModeApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+  const child = spawn(process.execPath, [join(ROOT, 'out/main/web.js'), '--data-dir', dataDir, ...extraArgs], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`browser mode did not start in time:\n${output}`)), 20_000);
+    const check = () => {
+      const match = /Open: (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolveUrl(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`browser mode exited (${code}):\n${output}`));
+    });
+  });
+  return {
+    url,
+    origin: new URL(url).origin,
+    dataDir,
+    process: child,
+    output: () => output,
+    close: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((done) => setTimeout(done, 5_000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens the app with its token and waits until the UI says it is ready. */
+export async function openApp(page: Page, app: BrowserModeApp): Promise<void> {
+  await page.goto(app.url);
+  await page.locator('body[data-app-state="ready"]').waitFor();
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { TraceStore } from '../../main/core/trace/store';
+import type { TraceEventInput } from '../../contract/trace';
+
+const rpcOut = (i: number, server = 'a'): TraceEventInput => ({
+  server,
+  channel: 'stdio',
+  kind: 'jsonrpc-out',
+  dir: 'out',
+  rpc: { id: i, method: i % 2 ? 'tools/call' : 'tools/list', kind: 'request' },
+  body: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { marker: `m${i}` } },
+  bytes: 60,
+});
+
+describe('TraceStore', () => {
+  it('numbers 100,000 events without gaps while spilling to disk, and reads every one back', () => {
+    const store = new TraceStore({ windowSize: 1_000 });
+    try {
+      for (let i = 0; i < 100_000; i++) store.append(rpcOut(i, i % 3 ? 'a' : 'b'));
+      expect(store.size).toBe(100_000);
+      let expected = 1;
+      let lastTs = 0;
+      for (const event of store.all()) {
+        expect(event.seq).toBe(expected++);
+        expect(event.ts).toBeGreaterThanOrEqual(lastTs);
+        lastTs = event.ts;
+      }
+      expect(expected - 1).toBe(100_000);
+      // spilled (old) and in-window (new) events both come back whole
+      expect(store.get(5)!.body).toEqual(rpcOut(4, 'a').body);
+      expect(store.get(99_999)!.rpc!.id).toBe(99_998);
+      // the window is bounded: only windowSize full events are held
+      expect(store.windowSize).toBe(1_000);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('filters by server, kind, method, time, text and pages in both directions', () => {
+    const store = new TraceStore({ windowSize: 50 });
+    try {
+      for (let i = 0; i < 500; i++) store.append(rpcOut(i, i % 2 ? 'a' : 'b'));
+      store.append({ server: 'a', channel: 'stdio', kind: 'stderr', dir: 'in', text: 'Something BROKE here' });
+      const page1 = store.query({ servers: ['a'], methods: ['tools/call'], limit: 100 });
+      expect(page1.events).toHaveLength(100);
+      expect(page1.events.every((e) => e.server === 'a' && e.rpc?.method === 'tools/call')).toBe(true);
+      const page2 = store.query({ servers: ['a'], methods: ['tools/call'], limit: 1000, cursor: page1.nextCursor });
+      expect(page1.events.length + page2.events.length).toBe(250);
+      expect(page2.nextCursor).toBeUndefined();
+      expect(page2.events[0]!.seq).toBeGreaterThan(page1.events.at(-1)!.seq);
+
+      const text = store.query({ text: 'broke' });
+      expect(text.events.map((e) => e.kind)).toEqual(['stderr']);
+      const spilledText = store.query({ text: '"m3"' });
+      expect(spilledText.events.map((e) => e.seq)).toEqual([4]);
+
+      const desc = store.query({ order: 'desc', limit: 3 });
+      expect(desc.events.map((e) => e.seq)).toEqual([501, 500, 499]);
+      const desc2 = store.query({ order: 'desc', limit: 3, cursor: desc.nextCursor });
+      expect(desc2.events.map((e) => e.seq)).toEqual([498, 497, 496]);
+
+      const t = store.get(100)!.ts;
+      expect(store.query({ fromTs: t, toTs: t }).events.map((e) => e.seq)).toContain(100);
+      expect(store.query({ servers: ['nobody'] }).events).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('resolves a POST exchange to the channel its response chose', () => {
+    const store = new TraceStore();
+    try {
+      store.append({ server: 'a', channel: 'post-json', kind: 'http-request', dir: 'out', exchange: 'x1' });
+      store.append({ server: 'a', channel: 'post-sse', kind: 'http-response', dir: 'in', exchange: 'x1', http: { status: 200 } });
+      store.append({ server: 'a', channel: 'post-sse', kind: 'sse-event', dir: 'in', exchange: 'x1' });
+      expect(store.get(1)!.channel).toBe('post-sse');
+      expect(store.query({ channels: ['post-sse'] }).events).toHaveLength(3);
+      expect(store.query({ channels: ['post-json'] }).events).toHaveLength(0);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('keeps large payloads whole on disk and previews them', () => {
+    const store = new TraceStore({ previewBytes: 1024 });
+    try {
+      const big = 'x'.repeat(10_000);
+      const event = store.append({ server: 'a', channel: 'post-json', kind: 'http-response', dir: 'in', body: { big }, bytes: 10_020 });
+      expect(event.truncated).toBe(true);
+      expect(String(store.get(1)!.body).length).toBeLessThanOrEqual(1024);
+      expect(store.payload(1)).toEqual({ big });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('flags errors: JSON-RPC errors, HTTP >= 400 (but not 405), stream errors', () => {
+    const store = new TraceStore();
+    try {
+      store.append({ server: 'a', channel: 'post-json', kind: 'http-response', dir: 'in', http: { status: 500 } });
+      store.append({ server: 'a', channel: 'get', kind: 'http-response', dir: 'in', http: { status: 405 } });
+      store.append({ server: 'a', channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { id: 1, kind: 'error', errorCode: -32601 } });
+      store.append({ server: 'a', channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { id: 2, kind: 'result' } });
+      expect(store.query({ errorsOnly: true }).events.map((e) => e.seq)).toEqual([1, 3]);
+      expect(store.query({ statusClass: [4] }).events.map((e) => e.seq)).toEqual([2]);
+    } finally {
+      store.close();
+    }
+  });
+});
