@@ -2,25 +2,10 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { extname } from 'node:path';
 import { resolveInside } from '../../core/util/safe-path';
+import { contentType } from '../shared/content-type';
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json; charset=utf-8',
-};
 
-export function contentType(file: string): string {
-  return TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
-}
 
 export async function serveFile(root: string, urlPath: string, res: ServerResponse, headers: Record<string, string>): Promise<boolean> {
   const path = urlPath === '/' ? '/index.html' : urlPath;

@@ -1,0 +1,110 @@
+/**
+ * Redaction at the source: secrets are removed before an event is recorded, so no trace, log
+ * or export can leak them. Header names and OAuth fields by rule; configured secret values
+ * (env values, header values, tokens learnt at run time) by literal match anywhere.
+ */
+export const REDACTED = '[redacted]';
+
+const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|apikey|x-auth-token|x-access-token|x-goog-api-key|x-amz-security-token)$|token|secret|password|api[-_]?key/i;
+/** OAuth and credential fields in JSON or form bodies. */
+const SECRET_FIELDS = new Set([
+  'code',
+  'code_verifier',
+  'refresh_token',
+  'access_token',
+  'id_token',
+  'client_secret',
+  'password',
+  'assertion',
+  'client_assertion',
+  'subject_token',
+  'actor_token',
+]);
+
+export class Redactor {
+  private readonly secrets = new Set<string>();
+
+  /** A value that must never be recorded (too-short values would redact everything, so they are ignored). */
+  addSecret(value: string | undefined): void {
+    if (value && value.length >= 6) this.secrets.add(value);
+  }
+
+  get hasSecrets(): boolean {
+    return this.secrets.size > 0;
+  }
+
+  headers(headers: Headers | Record<string, string> | undefined): Record<string, string> {
+    const out: Record<string, string> = {};
+    if (!headers) return out;
+    const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
+    for (const [rawName, value] of entries) {
+      const name = rawName.toLowerCase();
+      out[name] = SECRET_HEADERS.test(name) && !isMcpHeader(name) ? redactHeaderValue(name, value) : this.text(value);
+    }
+    return out;
+  }
+
+  /** Literal secrets out of free text. */
+  text(value: string): string {
+    if (this.secrets.size === 0) return value;
+    let result = value;
+    for (const secret of this.secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+    return result;
+  }
+
+  /** A parsed body: OAuth fields by name, then literal secrets everywhere. */
+  json(value: unknown, credentialFields: boolean): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (Array.isArray(value)) return value.map((v) => this.json(v, credentialFields));
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [key, v] of Object.entries(value)) {
+        out[key] = credentialFields && SECRET_FIELDS.has(key) && v !== undefined && v !== null ? REDACTED : this.json(v, credentialFields);
+      }
+      return out;
+    }
+    return value;
+  }
+
+  /** `a=1&code=xyz` with credential fields removed. */
+  form(body: string): string {
+    const params = new URLSearchParams(body);
+    for (const key of [...params.keys()]) if (SECRET_FIELDS.has(key)) params.set(key, REDACTED);
+    return this.text(params.toString());
+  }
+
+  /** A URL with credential query parameters removed (authorization codes ride in redirects). */
+  url(raw: string): string {
+    try {
+      const url = new URL(raw);
+      let changed = false;
+      for (const key of [...url.searchParams.keys()]) {
+        if (SECRET_FIELDS.has(key) || key === 'token') {
+          url.searchParams.set(key, REDACTED);
+          changed = true;
+        }
+      }
+      if (url.username || url.password) {
+        url.username = '';
+        url.password = '';
+        changed = true;
+      }
+      return this.text(changed ? url.toString() : raw);
+    } catch {
+      return this.text(raw);
+    }
+  }
+}
+
+function isMcpHeader(name: string): boolean {
+  return name.startsWith('mcp-');
+}
+
+/** Keep the scheme (Bearer, Basic) visible: it is often what is wrong. */
+function redactHeaderValue(name: string, value: string): string {
+  if (name === 'authorization' || name === 'proxy-authorization') {
+    const scheme = /^(\w+)\s/.exec(value)?.[1];
+    return scheme ? `${scheme} ${REDACTED}` : REDACTED;
+  }
+  return REDACTED;
+}

@@ -1,0 +1,416 @@
+/**
+ * The tracking fetch: handed to the SDK's HTTP transports (and to OAuth's `auth()`), it sees
+ * every request they make and records each exchange into the trace: the request, the response
+ * headers, every SSE event of a streamed body, and how the exchange ended.
+ *
+ * It must disturb nothing. The SDK gets the original response's bytes through a pass-through
+ * stream that enqueues each chunk before observing it; an observer failure is recorded as an
+ * event and never thrown into the transport; errors of the real fetch propagate unchanged.
+ */
+import type { FetchLike } from '@modelcontextprotocol/client';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { Channel, TraceEventInput } from '../../../contract/trace';
+import type { Redactor } from '../trace/redact';
+import { parseJsonLoose, summarizeBody, summarizeRpc } from '../trace/rpc';
+
+export type HttpTransportKind = 'streamable-http' | 'sse';
+
+export interface TrackingFetchOptions {
+  server: string;
+  /** The MCP endpoint: requests elsewhere are OAuth or discovery traffic. */
+  endpoint: URL;
+  transport: HttpTransportKind;
+  record: (event: TraceEventInput) => void;
+  redactor: Redactor;
+  /** Called when a response issues or changes the session id. */
+  onSessionId?: (sessionId: string) => void;
+  /** The clock of the trace store, so ttfb and durations line up with event times. */
+  now?: () => number;
+  base?: FetchLike;
+}
+
+let exchangeCounter = 0;
+
+export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
+  const base: FetchLike = options.base ?? ((url, init) => fetch(url, init));
+  const now = options.now ?? (() => performance.timeOrigin + performance.now());
+  const { server, record, redactor } = options;
+  const endpointKey = urlKey(options.endpoint);
+  let currentSession: string | undefined;
+
+  const safeRecord = (event: TraceEventInput) => {
+    try {
+      record(event);
+    } catch {
+      // the trace must never break the connection
+    }
+  };
+
+  return async (input, init) => {
+    const started = now();
+    const exchange = `x${++exchangeCounter}`;
+    const url = typeof input === 'string' ? input : input.toString();
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const requestHeaders = new Headers(init?.headers);
+    let channel: Channel = 'auth';
+    let sessionSent: string | undefined;
+
+    // 1. The request. Anything thrown while observing it is recorded, not raised.
+    try {
+      sessionSent = requestHeaders.get('mcp-session-id') ?? undefined;
+      const { body, bytes, isJson } = readRequestBody(init?.body, redactor, isCredentialUrl(url, endpointKey));
+      channel = classify({ url, method, endpointKey, transport: options.transport, body, headers: requestHeaders });
+      safeRecord({
+        server,
+        channel,
+        kind: 'http-request',
+        dir: 'out',
+        exchange,
+        session: sessionSent ?? currentSession,
+        ts: started,
+        http: { method, url: redactor.url(url), headers: redactor.headers(requestHeaders) },
+        ...(isJson ? summarizeBody(body) : {}),
+        body,
+        bytes,
+      });
+    } catch (error) {
+      safeRecord(observerError(server, channel, exchange, error));
+    }
+
+    // 2. The real request. Its failures are the SDK's to handle: rethrown unchanged.
+    let response: Response;
+    try {
+      response = await base(input, init);
+    } catch (error) {
+      const aborted = isAbort(error);
+      safeRecord({
+        server,
+        channel,
+        kind: 'http-end',
+        dir: 'in',
+        exchange,
+        session: sessionSent ?? currentSession,
+        durationMs: now() - started,
+        http: { end: aborted ? 'client-aborted' : 'error' },
+        text: describeFetchError(error),
+      });
+      throw error;
+    }
+
+    // 3. The response headers.
+    const ttfbMs = now() - started;
+    const contentType = response.headers.get('content-type') ?? undefined;
+    const isSse = contentType?.toLowerCase().startsWith('text/event-stream') ?? false;
+    if (channel === 'post-json' && isSse) channel = 'post-sse';
+    const issued = response.headers.get('mcp-session-id') ?? undefined;
+    try {
+      safeRecord({
+        server,
+        channel,
+        kind: 'http-response',
+        dir: 'in',
+        exchange,
+        session: issued ?? sessionSent ?? currentSession,
+        http: {
+          method,
+          status: response.status,
+          statusText: response.statusText,
+          headers: redactor.headers(response.headers),
+          contentType,
+          ttfbMs,
+        },
+        meta: channel === 'get' && response.status === 405 ? { disabled: true } : undefined,
+      });
+      recordSessionChange({ issued, sessionSent, status: response.status, method, channel, exchange });
+    } catch (error) {
+      safeRecord(observerError(server, channel, exchange, error));
+    }
+
+    // 4. The body, observed on its way to the SDK.
+    if (!response.body) {
+      safeRecord({ server, channel, kind: 'http-end', dir: 'in', exchange, durationMs: now() - started, bytes: 0, http: { end: 'complete', status: response.status } });
+      return response;
+    }
+    const observer = isSse
+      ? sseObserver({ server, channel, exchange, record: safeRecord, redactor, session: () => issued ?? sessionSent ?? currentSession })
+      : bufferObserver(redactor, channel === 'auth');
+    const finish = (end: 'complete' | 'server-closed' | 'client-aborted' | 'error', error?: unknown) => {
+      let summary: Partial<TraceEventInput> = {};
+      try {
+        summary = observer.finish();
+      } catch (e) {
+        safeRecord(observerError(server, channel, exchange, e));
+      }
+      safeRecord({
+        server,
+        channel,
+        kind: 'http-end',
+        dir: 'in',
+        exchange,
+        session: issued ?? sessionSent ?? currentSession,
+        durationMs: now() - started,
+        bytes: observer.bytes(),
+        http: { end: isSse && end === 'complete' ? 'server-closed' : end, status: response.status },
+        ...summary,
+        ...(error ? { text: describeFetchError(error) } : {}),
+      });
+    };
+    const observed = passThrough(response.body, (chunk) => {
+      try {
+        observer.chunk(chunk);
+      } catch (error) {
+        safeRecord(observerError(server, channel, exchange, error));
+      }
+    }, finish);
+    return new Response(observed, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+
+  function recordSessionChange(args: { issued?: string; sessionSent?: string; status: number; method: string; channel: Channel; exchange: string }): void {
+    const { issued, sessionSent, status, method, channel, exchange } = args;
+    if (issued && issued !== currentSession) {
+      const previous = currentSession;
+      currentSession = issued;
+      safeRecord({
+        server,
+        channel: 'lifecycle',
+        kind: 'session',
+        dir: 'in',
+        exchange,
+        session: issued,
+        text: previous ? `session changed ${previous} → ${issued}` : `session issued ${issued}`,
+        meta: { event: previous ? 'changed' : 'issued', sessionId: issued, previous },
+      });
+      options.onSessionId?.(issued);
+    }
+    if (sessionSent && status === 404 && channel !== 'auth') {
+      safeRecord({
+        server,
+        channel: 'lifecycle',
+        kind: 'session',
+        dir: 'in',
+        exchange,
+        session: sessionSent,
+        text: `session ${sessionSent} expired (HTTP 404)`,
+        meta: { event: 'expired', sessionId: sessionSent },
+      });
+      if (currentSession === sessionSent) currentSession = undefined;
+    }
+    if (method === 'DELETE' && sessionSent) {
+      safeRecord({
+        server,
+        channel: 'lifecycle',
+        kind: 'session',
+        dir: 'out',
+        exchange,
+        session: sessionSent,
+        text: status === 405 ? `server does not allow ending session ${sessionSent} (HTTP 405)` : `session ${sessionSent} terminated (HTTP ${status})`,
+        meta: { event: 'terminated', sessionId: sessionSent, status },
+      });
+      if (currentSession === sessionSent) currentSession = undefined;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+function urlKey(url: URL | string): string {
+  const u = typeof url === 'string' ? new URL(url) : url;
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+function isCredentialUrl(url: string, endpointKey: string): boolean {
+  try {
+    return urlKey(url) !== endpointKey;
+  } catch {
+    return true;
+  }
+}
+
+interface ClassifyInput {
+  url: string;
+  method: string;
+  endpointKey: string;
+  transport: HttpTransportKind;
+  body: unknown;
+  headers: Headers;
+}
+
+export function classify({ url, method, endpointKey, transport, body, headers }: ClassifyInput): Channel {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'auth';
+  }
+  const key = urlKey(parsed);
+  if (transport === 'sse') {
+    if (key === endpointKey && method === 'GET') return 'legacy-sse';
+    if (method === 'POST' && parsed.origin === new URL(endpointKey).origin && !parsed.pathname.startsWith('/.well-known') && isJsonRpc(body)) return 'legacy-post';
+    return 'auth';
+  }
+  if (key !== endpointKey) return 'auth';
+  if (method === 'GET') return headers.has('last-event-id') ? 'resumption' : 'get';
+  if (method === 'DELETE') return 'delete';
+  const rpcMethod = (!Array.isArray(body) && body && typeof body === 'object' ? (body as { method?: unknown }).method : undefined) ?? headers.get('mcp-method');
+  if (rpcMethod === 'server/discover') return 'discovery';
+  if (rpcMethod === 'subscriptions/listen') return 'listen';
+  return 'post-json';
+}
+
+function isJsonRpc(body: unknown): boolean {
+  return summarizeBody(body).rpc !== undefined || summarizeBody(body).batch !== undefined;
+}
+
+function readRequestBody(body: RequestInit['body'] | undefined, redactor: Redactor, credential: boolean): { body?: unknown; bytes: number; isJson: boolean } {
+  if (body === undefined || body === null) return { bytes: 0, isJson: false };
+  if (typeof body === 'string') {
+    const parsed = parseJsonLoose(body);
+    if (parsed.ok) return { body: redactor.json(parsed.value, credential), bytes: Buffer.byteLength(body), isJson: true };
+    const looksLikeForm = /^[\w.%-]+=[^&]*(&[\w.%-]+=[^&]*)*$/.test(body);
+    return { body: looksLikeForm ? redactor.form(body) : redactor.text(body), bytes: Buffer.byteLength(body), isJson: false };
+  }
+  if (body instanceof URLSearchParams) {
+    const text = body.toString();
+    return { body: redactor.form(text), bytes: Buffer.byteLength(text), isJson: false };
+  }
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return { body: `(${body.byteLength} bytes of binary)`, bytes: body.byteLength, isJson: false };
+  return { body: '(streamed body, not recorded)', bytes: 0, isJson: false };
+}
+
+interface BodyObserver {
+  chunk(chunk: Uint8Array): void;
+  bytes(): number;
+  /** What the end event carries: the body (buffered responses) or nothing (streams). */
+  finish(): Partial<TraceEventInput>;
+}
+
+function bufferObserver(redactor: Redactor, credential: boolean): BodyObserver {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  return {
+    chunk(chunk) {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    },
+    bytes: () => size,
+    finish() {
+      if (size === 0) return {};
+      const text = Buffer.concat(chunks).toString('utf8');
+      const parsed = parseJsonLoose(text);
+      if (!parsed.ok) return { body: redactor.text(text) };
+      return { body: redactor.json(parsed.value, credential), ...summarizeBody(parsed.value) };
+    },
+  };
+}
+
+function sseObserver(args: {
+  server: string;
+  channel: Channel;
+  exchange: string;
+  record: (event: TraceEventInput) => void;
+  redactor: Redactor;
+  session: () => string | undefined;
+}): BodyObserver {
+  const { server, channel, exchange, record, redactor } = args;
+  const decoder = new TextDecoder();
+  let size = 0;
+  let events = 0;
+  const parser = createParser({
+    onEvent(message: EventSourceMessage) {
+      events++;
+      const priming = message.id !== undefined && message.data === '';
+      const parsed = message.data ? parseJsonLoose(message.data) : { ok: false as const };
+      const body = parsed.ok ? redactor.json(parsed.value, false) : message.data ? redactor.text(message.data) : undefined;
+      record({
+        server,
+        channel,
+        kind: 'sse-event',
+        dir: 'in',
+        exchange,
+        session: args.session(),
+        sse: { id: message.id, event: message.event, ...(priming ? { priming: true } : {}) },
+        ...(parsed.ok ? summarizeBody(parsed.value) : {}),
+        body,
+        bytes: Buffer.byteLength(message.data),
+      });
+    },
+    onRetry(retry: number) {
+      record({ server, channel, kind: 'sse-retry', dir: 'in', exchange, session: args.session(), sse: { retry }, text: `retry: ${retry} ms` });
+    },
+    onComment(comment: string) {
+      record({ server, channel, kind: 'sse-comment', dir: 'in', exchange, session: args.session(), text: comment, bytes: comment.length });
+    },
+    onError(error) {
+      record({ server, channel, kind: 'error', dir: 'in', exchange, text: `SSE parse error: ${error.message}` });
+    },
+  });
+  return {
+    chunk(chunk) {
+      size += chunk.byteLength;
+      parser.feed(decoder.decode(chunk, { stream: true }));
+    },
+    bytes: () => size,
+    finish() {
+      parser.feed(decoder.decode());
+      return { meta: { events } };
+    },
+  };
+}
+
+/**
+ * Hands the SDK every chunk first, then lets the observer see it. Cancellation by the SDK
+ * cancels the source (unlike `tee()`, whose other branch would keep the connection open).
+ */
+function passThrough(
+  source: ReadableStream<Uint8Array>,
+  observe: (chunk: Uint8Array) => void,
+  finish: (end: 'complete' | 'client-aborted' | 'error', error?: unknown) => void,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let finished = false;
+  const end = (how: 'complete' | 'client-aborted' | 'error', error?: unknown) => {
+    if (finished) return;
+    finished = true;
+    finish(how, error);
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let result: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        end(isAbort(error) ? 'client-aborted' : 'error', error);
+        controller.error(error);
+        return;
+      }
+      if (result.done) {
+        controller.close();
+        end('complete');
+        return;
+      }
+      controller.enqueue(result.value);
+      observe(result.value);
+    },
+    cancel(reason) {
+      end('client-aborted');
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function isAbort(error: unknown): boolean {
+  const name = (error as { name?: unknown })?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
+}
+
+function describeFetchError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ? `${error.message} (${cause.code}: ${cause.message ?? ''})` : error.message;
+}
+
+function observerError(server: string, channel: Channel, exchange: string, error: unknown): TraceEventInput {
+  return { server, channel, kind: 'error', dir: 'none', exchange, text: `trace observer failed: ${error instanceof Error ? error.message : String(error)}`, meta: { observer: true } };
+}
+
+export { summarizeRpc };

@@ -1,0 +1,100 @@
+/**
+ * Entry point of the Electron app (built to out/main/index.js): one instance, one window, the
+ * core behind the IPC carrier, the renderer served from app://switchboard/.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BrowserWindow, app, dialog, ipcMain, protocol } from 'electron';
+import { createCore, type Core } from './core/app';
+import { forwardEvents, originOf, registerIpc, trustedSenderCheck } from './adapters/electron/ipc';
+import { installAppProtocol, registerScheme } from './adapters/electron/protocol';
+import { ElectronSettingsStore } from './adapters/electron/settings-store';
+import { createMainWindow, rendererEntry } from './adapters/electron/window';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const RENDERER_DIR = join(here, '../renderer');
+const PRELOAD_PATH = join(here, '../preload/index.cjs');
+const SHUTDOWN_GRACE_MS = 5_000;
+
+// `--user-data-dir=<dir>` (tests, portable runs): settings and the instance lock live there.
+const userDataArg = process.argv.find((arg) => arg.startsWith('--user-data-dir='));
+if (userDataArg) app.setPath('userData', userDataArg.slice('--user-data-dir='.length));
+
+// Before ready: privileged scheme, sandbox for every renderer.
+registerScheme(protocol);
+app.enableSandbox();
+
+let core: Core | undefined;
+let mainWindow: BrowserWindow | null = null;
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (!mainWindow || mainWindow.isDestroyed()) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  });
+
+  // Any web contents, not only ours: no <webview>, no popups.
+  app.on('web-contents-created', (_event, contents) => {
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  });
+
+  app.on('window-all-closed', () => app.quit());
+
+  let shutdown: 'idle' | 'running' | 'done' = 'idle';
+  app.on('before-quit', (event) => {
+    if (!core || shutdown === 'done') return;
+    event.preventDefault();
+    if (shutdown === 'running') return;
+    shutdown = 'running';
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
+    void Promise.race([core.shutdown().catch(() => undefined), grace]).finally(() => {
+      shutdown = 'done';
+      app.quit();
+    });
+  });
+
+  app
+    .whenReady()
+    .then(start)
+    .catch((error: unknown) => {
+      dialog.showErrorBox('Switchboard could not start', error instanceof Error ? error.message : String(error));
+      app.exit(1);
+    });
+}
+
+function start(): void {
+  const settings = new ElectronSettingsStore();
+  core = createCore({ settings, carrier: 'electron', version: app.getVersion() });
+  const running = core;
+
+  installAppProtocol(protocol, RENDERER_DIR);
+
+  const entry = rendererEntry(process.env, app.isPackaged);
+  const window = createMainWindow({ entry, preloadPath: PRELOAD_PATH });
+  mainWindow = window;
+
+  const disposeIpc = registerIpc(ipcMain, running.dispatch, trustedSenderCheck(() => liveWindow(), entry.origin));
+  const stopForwarding = forwardEvents(running.events, (channel, payload) => {
+    const target = liveWindow();
+    if (!target) return;
+    const contents = target.webContents;
+    if (contents.isDestroyed() || contents.isCrashed()) return;
+    // Only to our own page: never to something the window was somehow navigated to.
+    if (originOf(contents.getURL()) !== originOf(entry.origin)) return;
+    contents.send(channel, payload);
+  });
+
+  window.on('closed', () => {
+    stopForwarding();
+    disposeIpc();
+    mainWindow = null;
+  });
+}
+
+function liveWindow(): BrowserWindow | null {
+  return mainWindow && !mainWindow.isDestroyed() ? mainWindow : null;
+}
