@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { EventName, MethodName } from './names';
+import { CHANNELS, EVENT_KINDS, type ServerSnapshot, type TraceEvent } from './trace';
 
 export * from './names';
 
@@ -20,6 +21,8 @@ export const StdioTarget = z.object({
   command: z.string().trim().min(1, 'command must not be empty'),
   args: z.array(z.string()).default([]),
   env: KeyValues.default({}),
+  /** Env names whose values may appear in traces and exports (all others are secrets). */
+  nonSecretEnv: z.array(z.string()).default([]),
   cwd: z.string().optional(),
 });
 
@@ -99,6 +102,29 @@ export const AppInfo = z.object({
   node: z.string(),
 });
 
+export const TraceQuery = z
+  .object({
+    servers: z.array(ServerId).max(500).optional(),
+    channels: z.array(z.enum(CHANNELS)).optional(),
+    kinds: z.array(z.enum(EVENT_KINDS)).optional(),
+    methods: z.array(z.string().max(200)).max(200).optional(),
+    exchange: z.string().max(64).optional(),
+    session: z.string().max(512).optional(),
+    text: z.string().max(1000).optional(),
+    errorsOnly: z.boolean().optional(),
+    statusClass: z.array(z.number().int().min(1).max(5)).optional(),
+    fromTs: z.number().optional(),
+    toTs: z.number().optional(),
+    cursor: z.number().int().min(0).optional(),
+    order: z.enum(['asc', 'desc']).optional(),
+    limit: z.number().int().min(1).max(5000).optional(),
+  })
+  .strict();
+
+/** Trace events and snapshots are produced by our own code: typed, not re-validated. */
+const TraceEventShape = z.custom<TraceEvent>();
+const SnapshotShape = z.custom<ServerSnapshot>();
+
 // ---------------------------------------------------------------------------------------
 // Methods
 
@@ -126,11 +152,23 @@ export const methods = {
     result: CallToolResult,
   },
   recentLogs: { args: NoArgs, result: z.object({ lines: z.array(LogLine) }) },
+  traceQuery: {
+    args: TraceQuery.default({}),
+    result: z.object({ events: z.array(TraceEventShape), nextCursor: z.number().optional(), total: z.number() }),
+  },
+  /** One event whole: its full payload even when the stored body is a preview. */
+  traceEvent: { args: z.object({ seq: z.number().int().min(1) }).strict(), result: z.object({ event: TraceEventShape, payload: z.unknown() }) },
+  /** Full snapshots (all time buckets) of one server or all. */
+  snapshots: { args: z.object({ server: ServerId.optional() }).strict().default({}), result: z.array(SnapshotShape) },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {
   serverState: ServerStatus,
   logBatch: z.object({ lines: z.array(LogLine) }),
+  /** New trace events, a few times a second; large bodies are left out (fetch them with traceEvent). */
+  traceBatch: z.object({ events: z.array(TraceEventShape), total: z.number() }),
+  /** A server's snapshot with only its most recent time buckets, throttled. */
+  snapshot: SnapshotShape,
 } as const satisfies Record<EventName, z.ZodType>;
 
 // Compile-time proof that names.ts and the schemas list the same things.

@@ -14,9 +14,12 @@ export const METHOD_NAMES = [
   'listTools',
   'callTool',
   'recentLogs',
+  'traceQuery',
+  'traceEvent',
+  'snapshots',
 ] as const;
 
-export const EVENT_NAMES = ['serverState', 'logBatch'] as const;
+export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot'] as const;
 
 export type MethodName = (typeof METHOD_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

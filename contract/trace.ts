@@ -106,3 +106,79 @@ export interface TraceEvent {
 
 /** An event before the store assigns its sequence number and time. */
 export type TraceEventInput = Omit<TraceEvent, 'seq' | 'ts'> & { ts?: number };
+
+// ---------------------------------------------------------------------------------------
+// Snapshots: per server, derived from events, what a UI renders without knowing how.
+
+export type ChannelState = 'open' | 'idle' | 'off' | 'error' | 'disabled';
+
+export interface ChannelStats {
+  requests: number;
+  responses: number;
+  notifications: number;
+  pings: number;
+  errors: number;
+  state: ChannelState;
+  lastStatus?: number;
+  lastError?: string;
+  lastActivity?: number;
+  connectedAt?: number;
+  disconnectedAt?: number;
+  bytesIn: number;
+  bytesOut: number;
+  /** Streams (SSE responses, GET/listen streams, a stdio process) currently open on this channel. */
+  openStreams: number;
+}
+
+export interface LatencyStats {
+  count: number;
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+export interface SessionRecord {
+  id: string;
+  issuedAt: number;
+  endedAt?: number;
+  endReason?: 'expired' | 'terminated' | 'changed' | 'disconnected';
+}
+
+export interface InFlightRequest {
+  id: string | number;
+  method: string;
+  channel: Channel;
+  since: number;
+  progress?: { progress: number; total?: number; message?: string };
+}
+
+/** One second of activity. `t` is the second (epoch ms, floored to 1000). */
+export interface TimeBucket {
+  t: number;
+  /** JSON-RPC messages per channel (requests, responses, notifications; pings included). */
+  messages: Partial<Record<Channel, number>>;
+  errors: { http4xx: number; http5xx: number; rpc: number; transport: number };
+  bytes: number;
+  /** Latencies of requests answered in this second, per method (a bounded sample). */
+  latency: Record<string, number[]>;
+  /** Requests in flight at the end of the second. */
+  inFlight: number;
+  pingRttMs?: number;
+}
+
+export interface ServerSnapshot {
+  server: string;
+  totalEvents: number;
+  lastEventTs?: number;
+  channels: Partial<Record<Channel, ChannelStats>>;
+  sessions: SessionRecord[];
+  latency: Record<string, LatencyStats>;
+  inFlight: InFlightRequest[];
+  bytesIn: number;
+  bytesOut: number;
+  pingRtt?: { last: number; avg: number; count: number };
+  era?: string;
+  protocolVersion?: string;
+  /** Oldest first. In pushed updates, only the most recent few; in full snapshots, the last N minutes. */
+  buckets: TimeBucket[];
+}

@@ -10,11 +10,13 @@ import { CoreError, createDispatcher, type Dispatch, type Handlers } from './dis
 import { EventHub } from './events';
 import { LogBus } from './logs/log-bus';
 import type { SettingsStore } from './store/settings';
+import { TraceHub, type TraceHubOptions } from './trace/hub';
 
 export interface CoreOptions {
   settings: SettingsStore;
   carrier: 'electron' | 'browser';
   version: string;
+  trace?: TraceHubOptions;
 }
 
 export interface Core {
@@ -22,16 +24,22 @@ export interface Core {
   readonly events: EventHub;
   readonly logs: LogBus;
   readonly connections: ConnectionManager;
+  readonly trace: TraceHub;
   shutdown(): Promise<void>;
 }
 
 export function createCore(options: CoreOptions): Core {
   const events = new EventHub();
   const logs = new LogBus(events);
+  const trace = new TraceHub(events, options.trace);
   const connections = new ConnectionManager({
-    onStatus: (status) => events.emit('serverState', status),
-    onStderrLine: (serverId, line) => logs.write({ serverId, source: 'stderr', level: 'info', text: line }),
-    onError: (serverId, message) => logs.app('error', message, serverId),
+    observer: {
+      onStatus: (status) => events.emit('serverState', status),
+      onStderrLine: (serverId, line) => logs.write({ serverId, source: 'stderr', level: 'info', text: line }),
+      onError: (serverId, message) => logs.app('error', message, serverId),
+    },
+    record: trace.record,
+    now: trace.now,
   });
   for (const config of options.settings.read().servers) connections.add(config);
 
@@ -105,6 +113,17 @@ export function createCore(options: CoreOptions): Core {
       return { serverId: entry.serverId, tool: entry.name, durationMs: performance.now() - started, result };
     },
     recentLogs: async () => ({ lines: logs.history() }),
+    traceQuery: async (query) => trace.store.query(query),
+    traceEvent: async ({ seq }) => {
+      const event = trace.store.get(seq);
+      if (!event) throw new CoreError('not-found', `No trace event #${seq}.`);
+      return { event, payload: event.truncated ? trace.store.payload(seq) : event.body };
+    },
+    snapshots: async ({ server }) =>
+      (server ? [server] : trace.snapshots.serverIds()).flatMap((id) => {
+        const snapshot = trace.snapshots.snapshot(id);
+        return snapshot ? [snapshot] : [];
+      }),
   };
 
   return {
@@ -112,9 +131,11 @@ export function createCore(options: CoreOptions): Core {
     events,
     logs,
     connections,
+    trace,
     shutdown: async () => {
       await connections.closeAll();
       logs.flush();
+      trace.close();
     },
   };
 }

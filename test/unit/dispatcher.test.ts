@@ -56,7 +56,7 @@ describe('dispatcher', () => {
     const addServer = vi.fn(async (args) => ({ ...args, id: 'x' }) as never);
     const dispatch = createDispatcher(handlers({ addServer }));
     await dispatch('addServer', { name: 'fs', target: { type: 'stdio', command: 'node' } });
-    expect(addServer).toHaveBeenCalledWith({ name: 'fs', era: 'auto', target: { type: 'stdio', command: 'node', args: [], env: {} } });
+    expect(addServer).toHaveBeenCalledWith({ name: 'fs', era: 'auto', target: { type: 'stdio', command: 'node', args: [], env: {}, nonSecretEnv: [] } });
   });
 
   it('turns handler failures into error envelopes', async () => {

@@ -1,14 +1,14 @@
 /** Many servers at once: each connection's failures stay its own. */
 import type { ServerConfig } from '../../../contract';
-import { ServerConnection, type ConnectionObserver } from './server-connection';
+import { ServerConnection, type ConnectionDeps } from './server-connection';
 
 export class ConnectionManager {
   private readonly connections = new Map<string, ServerConnection>();
 
-  constructor(private readonly observer: ConnectionObserver) {}
+  constructor(private readonly deps: ConnectionDeps) {}
 
   add(config: ServerConfig): ServerConnection {
-    const connection = new ServerConnection(config, this.observer);
+    const connection = new ServerConnection(config, this.deps);
     this.connections.set(config.id, connection);
     return connection;
   }

@@ -1,58 +1,59 @@
 /**
- * Builds the SDK transport for a server's target. HTTP transports get a `fetch` hook, which
- * is where the trace engine observes every request.
+ * Builds the tracked transport for a server's target: our tracked stdio transport, or the
+ * SDK's HTTP transports with the tracking fetch, so every channel lands in the trace.
  */
 import { SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type Transport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Readable } from 'node:stream';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { ServerTarget } from '../../../contract';
+import type { TraceEventInput } from '../../../contract/trace';
+import { isSecretHeaderName, type Redactor } from '../trace/redact';
+import { TrackedStdioTransport } from '../transport/tracked-stdio';
+import { createTrackingFetch, type HttpTransportKind } from '../transport/tracking-fetch';
 
-export type HttpKind = 'streamable-http' | 'sse';
+export type HttpKind = HttpTransportKind;
 
-export interface TransportHooks {
-  fetch?: FetchLike;
+export interface TransportContext {
+  server: string;
+  record: (event: TraceEventInput) => void;
+  redactor: Redactor;
+  now?: () => number;
   onStderrLine?: (line: string) => void;
+  /** The fetch underneath the tracking one (tests, OAuth wrappers); default global fetch. */
+  baseFetch?: FetchLike;
 }
 
-export function createTransport(target: ServerTarget, kind: HttpKind | undefined, hooks: TransportHooks): Transport {
+export function createTransport(target: ServerTarget, kind: HttpKind | undefined, context: TransportContext): Transport {
   if (target.type === 'stdio') {
-    const transport = new StdioClientTransport({
-      command: target.command,
-      args: target.args,
-      env: { ...inheritedEnv(), ...target.env },
-      cwd: target.cwd,
-      stderr: 'pipe',
-    });
-    const stderr = transport.stderr;
-    if (stderr instanceof Readable && hooks.onStderrLine) forEachLine(stderr, hooks.onStderrLine);
-    return transport;
+    return new TrackedStdioTransport(
+      { command: target.command, args: target.args, env: { ...getDefaultEnvironment(), ...target.env }, cwd: target.cwd, nonSecretEnv: target.nonSecretEnv },
+      { server: context.server, record: context.record, redactor: context.redactor, onStderrLine: context.onStderrLine },
+    );
   }
   const url = new URL(target.url);
+  const transport = kind ?? 'streamable-http';
+  const fetch = createTrackingFetch({
+    server: context.server,
+    endpoint: url,
+    transport,
+    record: context.record,
+    redactor: context.redactor,
+    now: context.now,
+    base: context.baseFetch,
+  });
   const requestInit: RequestInit = { headers: target.headers };
-  if (kind === 'sse') return new SSEClientTransport(url, { requestInit, fetch: hooks.fetch });
-  return new StreamableHTTPClientTransport(url, { requestInit, fetch: hooks.fetch });
+  if (transport === 'sse') return new SSEClientTransport(url, { requestInit, fetch });
+  return new StreamableHTTPClientTransport(url, { requestInit, fetch });
 }
 
-/** PATH and friends, so `npx some-server` works as it does in a terminal. */
-function inheritedEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return env;
-}
-
-function forEachLine(stream: Readable, onLine: (line: string) => void): void {
-  let buffered = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string | Buffer) => {
-    buffered += chunk.toString();
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      onLine(buffered.slice(0, newline).replace(/\r$/, ''));
-      buffered = buffered.slice(newline + 1);
-    }
-  });
-  stream.on('end', () => {
-    if (buffered) onLine(buffered);
-    buffered = '';
-  });
+/** The values in a config that must never be recorded: env values (unless marked non-secret) and secret headers' values. */
+export function configSecrets(target: ServerTarget): string[] {
+  if (target.type === 'stdio') {
+    const open = new Set(target.nonSecretEnv);
+    return Object.entries(target.env)
+      .filter(([key]) => !open.has(key))
+      .map(([, value]) => value);
+  }
+  return Object.entries(target.headers)
+    .filter(([name]) => isSecretHeaderName(name))
+    .flatMap(([, value]) => [value, value.replace(/^\w+\s+/, '')]);
 }

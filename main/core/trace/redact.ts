@@ -39,7 +39,7 @@ export class Redactor {
     const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
     for (const [rawName, value] of entries) {
       const name = rawName.toLowerCase();
-      out[name] = SECRET_HEADERS.test(name) && !isMcpHeader(name) ? redactHeaderValue(name, value) : this.text(value);
+      out[name] = isSecretHeaderName(name) ? redactHeaderValue(name, value) : this.text(value);
     }
     return out;
   }
@@ -94,6 +94,11 @@ export class Redactor {
       return this.text(raw);
     }
   }
+}
+
+export function isSecretHeaderName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SECRET_HEADERS.test(lower) && !isMcpHeader(lower);
 }
 
 function isMcpHeader(name: string): boolean {
