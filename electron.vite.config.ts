@@ -22,6 +22,7 @@ export default defineConfig({
         input: {
           index: resolve(root, 'main/index.ts'),
           web: resolve(root, 'main/web.ts'),
+          cli: resolve(root, 'main/cli.ts'),
         },
       },
     },

@@ -26,9 +26,27 @@ export const StdioTarget = z.object({
   cwd: z.string().optional(),
 });
 
+/** An http(s) URL with a host name and without a user:password part (credentials go in headers). */
+export const ServerUrl = z
+  .string()
+  .trim()
+  .min(1, 'url must not be empty')
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `"${value.slice(0, 200)}" is not a valid URL` });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `url must be http: or https:, not ${url.protocol}` });
+    else if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'url must have a host name' });
+    if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'url must not contain a user:password part; put credentials in a header' });
+  });
+
 export const HttpTarget = z.object({
   type: z.literal('http'),
-  url: z.string().trim().min(1, 'url must not be empty'),
+  url: ServerUrl,
   headers: KeyValues.default({}),
   transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
 });
@@ -56,6 +74,8 @@ export const ServerStatus = z.object({
   state: ConnectionState,
   /** A readable error: which server, which channel, what happened, what to try. */
   error: z.string().optional(),
+  /** What kind of failure `error` is: decides retries, CLI exit codes and hints. */
+  errorKind: z.enum(['config', 'auth', 'unreachable', 'timeout', 'protocol']).optional(),
   era: z.enum(['legacy', 'modern']).optional(),
   protocolVersion: z.string().optional(),
   serverInfo: z.object({ name: z.string(), version: z.string().optional() }).optional(),
@@ -197,6 +217,7 @@ export type ConnectionState = z.output<typeof ConnectionState>;
 export type ToolEntry = z.output<typeof ToolEntry>;
 export type LogLine = z.output<typeof LogLine>;
 export type AppInfo = z.output<typeof AppInfo>;
+export type ErrorKind = NonNullable<ServerStatus['errorKind']>;
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */
 export type Envelope<T = unknown> = { ok: true; result: T } | { ok: false; error: ContractErrorShape };

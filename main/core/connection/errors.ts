@@ -1,5 +1,5 @@
 /** Turns what the SDK and Node throw into sentences a user can act on. */
-import type { ServerTarget } from '../../../contract';
+import type { ErrorKind, ServerTarget } from '../../../contract';
 
 export function describeConnectError(target: ServerTarget, error: unknown): string {
   const raw = error instanceof Error ? error.message : String(error);
@@ -17,12 +17,30 @@ export function describeConnectError(target: ServerTarget, error: unknown): stri
   return `${target.url}: ${raw}`;
 }
 
-/** The errno-style code of an error or of any error in its `cause` chain. */
+/** The errno-style code (ECONNREFUSED, ENOENT, UND_ERR_…) of an error or of any error in its `cause` chain; else the SDK's code. */
 export function errorCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+  let fallback: string | undefined;
+  for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string') {
+      if (/^(E[A-Z]+|UND_ERR_\w+|ERR_\w+)$/.test(code)) return code;
+      fallback ??= code;
+    }
     e = (e as { cause?: unknown }).cause;
   }
-  return undefined;
+  return fallback;
+}
+
+/** Sorts a connect or call failure into the kind the UI, the retry policy and the CLI act on. */
+export function classifyError(error: unknown): ErrorKind {
+  const code = errorCode(error);
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'ERR_INVALID_URL') return 'config';
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'UND_ERR_SOCKET') return 'unreachable';
+  if (code === 'REQUEST_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timeout';
+  const status = (error as { status?: unknown })?.status;
+  const message = error instanceof Error ? error.message : String(error);
+  if (status === 401 || status === 403 || /\b(401|403)\b|unauthori[sz]ed/i.test(message)) return 'auth';
+  if (/timed? ?out/i.test(message)) return 'timeout';
+  if (/fetch failed|ECONNREFUSED|ENOTFOUND/i.test(message)) return 'unreachable';
+  return 'protocol';
 }

@@ -6,7 +6,7 @@ import { Client, StreamableHTTPClientTransport, type Tool, type Transport } from
 import type { ConnectionState, ServerConfig, ServerStatus } from '../../../contract';
 import type { TraceEventInput } from '../../../contract/trace';
 import { Redactor } from '../trace/redact';
-import { describeConnectError } from './errors';
+import { classifyError, describeConnectError } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
 
 export const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' } as const;
@@ -126,7 +126,7 @@ export class ServerConnection {
           kind: 'era',
           dir: 'none',
           text: `${era} era, protocol ${protocolVersion ?? 'unknown'}${attempt.kind ? ` over ${attempt.kind}` : ''}`,
-          meta: { era, protocolVersion, transport: attempt.kind ?? 'stdio', serverInfo: info },
+          meta: { era, protocolVersion, transport: attempt.kind ?? 'stdio', serverInfo: info ? this.redactor.json(info, false) : undefined },
         });
         this.setState('connected', {
           era,
@@ -142,7 +142,7 @@ export class ServerConnection {
       }
     }
     const message = describeConnectError(target, lastError);
-    this.setState('error', { error: message });
+    this.setState('error', { error: message, errorKind: classifyError(lastError) });
     this.deps.observer.onError(this.id, message);
     throw new Error(message);
   }

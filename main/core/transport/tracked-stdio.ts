@@ -79,7 +79,7 @@ export class TrackedStdioTransport implements Transport {
           channel: 'stdio',
           kind: 'spawn',
           dir: 'none',
-          text: `${command} ${args.join(' ')}`.trim(),
+          text: this.options.redactor.text(`${command} ${args.join(' ')}`.trim()),
           meta: { command, args: args.map((a) => this.options.redactor.text(a)), cwd: cwd ?? process.cwd(), pid: child.pid, env: this.describeEnv() },
         });
         resolve();

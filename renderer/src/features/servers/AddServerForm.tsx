@@ -2,7 +2,7 @@ import { Alert, Button, SegmentedControl, Select, Stack, TextInput } from '@mant
 import { useState, type FormEvent } from 'react';
 import type { ServerConfigInput } from '../../../../contract';
 import { useApi } from '../../api/context';
-import { splitCommandLine } from './parse-command';
+import { splitCommandLine } from '../../../../contract/command-line';
 
 type Kind = 'stdio' | 'http';
 

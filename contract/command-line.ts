@@ -1,4 +1,4 @@
-/** Splits a command line the way a POSIX shell would for simple cases: spaces, quotes, backslashes. */
+/** How a typed command line becomes command + args (UI and CLI alike): spaces, quotes, backslashes, no expansion. */
 export function splitCommandLine(line: string): string[] {
   const words: string[] = [];
   let current = '';

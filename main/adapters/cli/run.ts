@@ -1,0 +1,258 @@
+/**
+ * The headless CLI: the same core, no UI. `runCli` returns the exit code; it never calls
+ * process.exit itself, so it can run inside tests too.
+ *
+ * Exit codes: 0 ok · 2 usage or config error · 3 auth required · 4 unreachable ·
+ * 5 tool or JSON-RPC error · 6 timeout.
+ */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ErrorKind, ServerStatus } from '../../../contract';
+import { createCore, type Core } from '../../core/app';
+import { MemorySettingsStore } from '../../core/store/settings';
+import { buildHar } from '../../core/trace/export-har';
+import { jsonlLines } from '../../core/trace/export-jsonl';
+import { readJsonlTrace } from '../../core/trace/import-jsonl';
+import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, serversFromFlags } from './args';
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  version: string;
+}
+
+const HELP = `switchboard — inspect MCP servers from the command line
+
+Usage:
+  switchboard tools  [server flags] [--json]
+  switchboard call   <tool> [--args JSON] [--timeout MS] [server flags] [--json]
+  switchboard record --out FILE.jsonl [--for DURATION] [--call TOOL --args JSON]... [server flags]
+  switchboard export FILE.jsonl --format har|jsonl --out FILE
+
+Server flags:
+  --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
+  --server NAME        only this server of --config (repeatable)
+  --url URL            one HTTP server; --transport http|sse|auto (default http)
+  --header "K: V"      an HTTP header for --url (repeatable)
+  --stdio "CMD ARGS"   one stdio server
+
+Exit codes: 0 ok, 2 usage or config error, 3 auth required, 4 unreachable,
+            5 tool or JSON-RPC error, 6 timeout.`;
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'tools':
+        return await toolsCommand(rest, io);
+      case 'call':
+        return await callCommand(rest, io);
+      case 'record':
+        return await recordCommand(rest, io);
+      case 'export':
+        return await exportCommand(rest, io);
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        io.out(HELP + '\n');
+        return command === undefined ? EXIT.usage : EXIT.ok;
+      case '--version':
+        io.out(`${io.version}\n`);
+        return EXIT.ok;
+      default:
+        throw new UsageError(`Unknown command "${command}". Run "switchboard --help".`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`switchboard: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    io.err(`switchboard: ${(error as Error).message}\n`);
+    return EXIT.toolError;
+  }
+}
+
+function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, allowPositionals = false) {
+  try {
+    return parseArgs({ args, options, allowPositionals, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Connects every selected server in parallel; a server that fails is reported, the others carry on. */
+async function connectAll(flags: Record<string, unknown>, io: CliIo, options: { quiet?: boolean } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
+  const servers = serversFromFlags(flags);
+  if (servers.length === 0) throw new UsageError('No servers to connect to.');
+  const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: io.version });
+  const ids: string[] = [];
+  for (const server of servers) {
+    const reply = await core.dispatch('addServer', server);
+    if (!reply.ok) {
+      await core.shutdown();
+      throw new UsageError(`server "${server.name}": ${reply.error.message}`);
+    }
+    ids.push((reply.result as ServerStatus).id);
+  }
+  await Promise.all(ids.map((id) => core.connections.get(id)!.connect().catch(() => undefined)));
+  const statuses = ids.map((id) => core.connections.get(id)!.snapshot());
+  if (!options.quiet) for (const s of statuses) if (s.state === 'error') io.err(`switchboard: ${s.name}: ${s.error}\n`);
+  return { core, statuses };
+}
+
+const EXIT_BY_KIND: Record<ErrorKind, number> = { config: EXIT.usage, auth: EXIT.auth, unreachable: EXIT.unreachable, timeout: EXIT.timeout, protocol: EXIT.toolError };
+
+function failureExit(statuses: ServerStatus[]): number {
+  const failed = statuses.find((s) => s.state === 'error');
+  return failed ? EXIT_BY_KIND[failed.errorKind ?? 'protocol'] : EXIT.ok;
+}
+
+async function toolsCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse(args, SERVER_OPTIONS);
+  if (values.help) return help(io);
+  const { core, statuses } = await connectAll(values, io);
+  try {
+    const reply = await core.dispatch('listTools', {});
+    const tools = reply.ok ? (reply.result as { name: string; serverName: string; description?: string }[]) : [];
+    if (values.json) {
+      io.out(JSON.stringify({ servers: statuses.map(statusJson), tools }, null, 2) + '\n');
+    } else {
+      const width = Math.min(60, Math.max(4, ...tools.map((t) => t.name.length)));
+      for (const tool of tools) io.out(`${tool.name.padEnd(width)}  ${firstLine(tool.description)}\n`);
+      if (tools.length === 0) io.err('switchboard: no tools.\n');
+    }
+    return failureExit(statuses);
+  } finally {
+    await core.shutdown();
+  }
+}
+
+async function callCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, { ...SERVER_OPTIONS, args: { type: 'string' }, timeout: { type: 'string' } }, true);
+  if (values.help) return help(io);
+  const tool = positionals[0];
+  if (!tool || positionals.length > 1) throw new UsageError('call needs exactly one tool name: switchboard call <tool> [--args JSON].');
+  const toolArgs = parseJsonObject(values.args as string | undefined, '--args');
+  const timeoutMs = values.timeout === undefined ? undefined : parseDuration(values.timeout as string);
+  const { core, statuses } = await connectAll(values, io);
+  try {
+    if (!statuses.some((s) => s.state === 'connected')) return failureExit(statuses);
+    const reply = await core.dispatch('callTool', { tool, args: toolArgs, timeoutMs });
+    if (!reply.ok) {
+      const timedOut = /timed? ?out/i.test(reply.error.message);
+      io.err(`switchboard: ${tool}: ${reply.error.message}\n`);
+      return timedOut ? EXIT.timeout : reply.error.code === 'not-found' || reply.error.code === 'conflict' ? EXIT.usage : EXIT.toolError;
+    }
+    const { result, durationMs, tool: resolved } = reply.result as { result: Record<string, unknown>; durationMs: number; tool: string };
+    if (values.json) io.out(JSON.stringify({ tool: resolved, durationMs, result }, null, 2) + '\n');
+    else io.out(renderResult(result));
+    return result.isError === true ? EXIT.toolError : EXIT.ok;
+  } finally {
+    await core.shutdown();
+  }
+}
+
+async function recordCommand(args: string[], io: CliIo): Promise<number> {
+  const options = { ...SERVER_OPTIONS, out: { type: 'string' }, for: { type: 'string' }, call: { type: 'string', multiple: true }, args: { type: 'string', multiple: true } } as const;
+  const { values } = parse(args, options);
+  if (values.help) return help(io);
+  if (!values.out) throw new UsageError('record needs --out FILE.jsonl.');
+  const duration = values.for ? parseDuration(values.for as string) : 0;
+  const calls = (values.call as string[] | undefined) ?? [];
+  const callArgs = (values.args as string[] | undefined) ?? [];
+  if (callArgs.length > calls.length) throw new UsageError('Each --args belongs to the --call before it; there are more --args than --call.');
+  const plannedArgs = calls.map((_, i) => parseJsonObject(callArgs[i], `--args #${i + 1}`));
+  const { core, statuses } = await connectAll(values, io);
+  let exit = failureExit(statuses);
+  try {
+    for (const [i, tool] of calls.entries()) {
+      const reply = await core.dispatch('callTool', { tool, args: plannedArgs[i] });
+      if (!reply.ok) {
+        io.err(`switchboard: ${tool}: ${reply.error.message}\n`);
+        exit = EXIT.toolError;
+      } else if (!values.json) io.err(`called ${tool}: ${(reply.result as { durationMs: number }).durationMs.toFixed(0)} ms\n`);
+    }
+    if (duration > 0) await new Promise((resolve) => setTimeout(resolve, duration));
+    await core.connections.closeAll(); // the DELETEs and exits belong in the recording
+    const lines = jsonlLines({
+      app: { name: 'Switchboard', version: io.version },
+      startedAt: core.trace.store.query({ limit: 1 }).events[0]?.ts ?? Date.now(),
+      servers: core.connections.all().map((c) => c.config),
+      events: core.trace.store.all(),
+      eventCount: core.trace.store.size,
+      redactors: core.connections.all().map((c) => c.redactor),
+    });
+    await writeLines(values.out as string, lines);
+    if (values.json) io.out(JSON.stringify({ out: values.out, events: core.trace.store.size, servers: statuses.map(statusJson) }) + '\n');
+    else io.err(`recorded ${core.trace.store.size} events to ${values.out}\n`);
+    return exit;
+  } finally {
+    await core.shutdown();
+  }
+}
+
+async function exportCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, { format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', default: false } }, true);
+  if (values.help) return help(io);
+  const input = positionals[0];
+  if (!input || positionals.length > 1) throw new UsageError('export needs one input trace: switchboard export FILE.jsonl --format har|jsonl --out FILE.');
+  const format = values.format as string | undefined;
+  if (format !== 'har' && format !== 'jsonl') throw new UsageError('--format must be har or jsonl.');
+  if (!values.out) throw new UsageError('export needs --out FILE.');
+  let trace;
+  try {
+    trace = await readJsonlTrace(input);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  for (const problem of trace.problems) io.err(`warning: ${input}:${problem.line}: ${problem.message}\n`);
+  if (format === 'jsonl') {
+    await writeLines(
+      values.out as string,
+      jsonlLines({ app: trace.header.app, startedAt: Date.parse(trace.header.startedAt), servers: trace.header.servers, events: trace.events, eventCount: trace.events.length }),
+    );
+  } else {
+    const names = Object.fromEntries(trace.header.servers.map((s) => [s.id, s.name]));
+    const har = buildHar({ app: { name: 'Switchboard', version: io.version }, events: trace.events, serverNames: names });
+    await writeLines(values.out as string, [JSON.stringify(har, null, 2)]);
+  }
+  io.err(`wrote ${values.out}\n`);
+  return EXIT.ok;
+}
+
+async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
+  const stream = createWriteStream(path, { encoding: 'utf8', mode: 0o600 });
+  const failed = once(stream, 'error').then(([error]) => {
+    throw new UsageError(`Cannot write ${path}: ${(error as Error).message}`);
+  });
+  for (const line of lines) {
+    if (!stream.write(line)) await Promise.race([once(stream, 'drain'), failed]);
+  }
+  stream.end();
+  await Promise.race([once(stream, 'finish'), failed]);
+}
+
+function renderResult(result: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (result.isError === true) parts.push('(the tool reported an error: isError)');
+  for (const block of (result.content as { type?: string; text?: string }[] | undefined) ?? []) {
+    parts.push(block.type === 'text' && typeof block.text === 'string' ? block.text : JSON.stringify(block));
+  }
+  if (result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
+  return parts.join('\n') + '\n';
+}
+
+function statusJson(s: ServerStatus) {
+  return { name: s.name, state: s.state, error: s.error, errorKind: s.errorKind, era: s.era, protocolVersion: s.protocolVersion, toolCount: s.toolCount };
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n')[0]!.slice(0, 100);
+}
+
+function help(io: CliIo): number {
+  io.out(HELP + '\n');
+  return EXIT.ok;
+}
