@@ -55,15 +55,46 @@ export const ServerTarget = z.discriminatedUnion('type', [StdioTarget, HttpTarge
 
 export const ProtocolEraSetting = z.enum(['auto', 'legacy', 'modern']);
 
+const seconds = (field: string, min: number, max: number) =>
+  z
+    .number({ error: `${field} must be a number of seconds` })
+    .int(`${field} must be a whole number of seconds`)
+    .min(min, `${field} must be between ${min} and ${max} seconds`)
+    .max(max, `${field} must be between ${min} and ${max} seconds`);
+
 /** What a user writes to add a server. Main assigns the id. */
 export const ServerConfigInput = z.object({
   name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters'),
   target: ServerTarget,
   era: ProtocolEraSetting.default('auto'),
   description: z.string().max(2000).optional(),
+  /** Per-request timeout. */
+  requestTimeoutSec: seconds('requestTimeoutSec', 1, 300).default(60),
+  /** Time allowed for connecting (spawn or first HTTP exchange, and the handshake). */
+  connectTimeoutSec: seconds('connectTimeoutSec', 1, 300).default(30),
+  /** Reconnect attempts after a failure (exponential backoff 1 s → 30 s). */
+  retries: z.number().int('retries must be a whole number').min(0, 'retries must be between 0 and 5').max(5, 'retries must be between 0 and 5').default(3),
+  /** Heartbeat for legacy-era servers; 0 turns it off. */
+  pingIntervalSec: z.union([z.literal(0), seconds('pingIntervalSec', 1, 300)]).default(30),
+  /** Consecutive missed pings that mark the connection unhealthy and reconnect it. */
+  pingMisses: z.number().int().min(1).max(10).default(3),
+  /** Disconnect after this long without use; the next use reconnects. 0 turns it off. */
+  idleTimeoutSec: z.union([z.literal(0), seconds('idleTimeoutSec', 10, 86_400)]).default(0),
+  disabled: z.boolean().default(false),
 });
 
-export const ServerConfig = ServerConfigInput.extend({ id: ServerId });
+/** The result of the last "Test connection": a real initialize + list, never a guess. */
+export const LastCheck = z.object({
+  ok: z.boolean(),
+  at: z.number(),
+  toolCount: z.number().int(),
+  durationMs: z.number(),
+  error: z.string().optional(),
+  era: z.enum(['legacy', 'modern']).optional(),
+  protocolVersion: z.string().optional(),
+});
+
+export const ServerConfig = ServerConfigInput.extend({ id: ServerId, lastCheck: LastCheck.optional() });
 
 export const ConnectionState = z.enum(['disconnected', 'connecting', 'connected', 'reconnecting', 'error', 'disabled']);
 
@@ -81,6 +112,11 @@ export const ServerStatus = z.object({
   serverInfo: z.object({ name: z.string(), version: z.string().optional() }).optional(),
   toolCount: z.number().int().optional(),
   since: z.number(),
+  /** While reconnecting: which attempt comes next, and when. */
+  attempt: z.number().int().optional(),
+  nextAttemptAt: z.number().optional(),
+  /** Why the connection last went down (idle timeout, missed pings, server closed…). */
+  reason: z.string().optional(),
 });
 
 export const JsonObject = z.record(z.string(), z.unknown());
@@ -217,6 +253,7 @@ export type ConnectionState = z.output<typeof ConnectionState>;
 export type ToolEntry = z.output<typeof ToolEntry>;
 export type LogLine = z.output<typeof LogLine>;
 export type AppInfo = z.output<typeof AppInfo>;
+export type LastCheck = z.output<typeof LastCheck>;
 export type ErrorKind = NonNullable<ServerStatus['errorKind']>;
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */

@@ -109,7 +109,7 @@ export function createCore(options: CoreOptions): Core {
       const entry = resolveTool(catalog(), tool, serverId);
       const connection = find(entry.serverId);
       const started = performance.now();
-      const result = await connection.callTool(entry.originalName, args, timeoutMs);
+      const result = await connection.callTool(entry.originalName, args, { timeoutMs });
       return { serverId: entry.serverId, tool: entry.name, durationMs: performance.now() - started, result };
     },
     recentLogs: async () => ({ lines: logs.history() }),

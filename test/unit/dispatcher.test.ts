@@ -56,7 +56,18 @@ describe('dispatcher', () => {
     const addServer = vi.fn(async (args) => ({ ...args, id: 'x' }) as never);
     const dispatch = createDispatcher(handlers({ addServer }));
     await dispatch('addServer', { name: 'fs', target: { type: 'stdio', command: 'node' } });
-    expect(addServer).toHaveBeenCalledWith({ name: 'fs', era: 'auto', target: { type: 'stdio', command: 'node', args: [], env: {}, nonSecretEnv: [] } });
+    expect(addServer).toHaveBeenCalledWith(
+      expect.objectContaining({
+        name: 'fs',
+        era: 'auto',
+        target: { type: 'stdio', command: 'node', args: [], env: {}, nonSecretEnv: [] },
+        requestTimeoutSec: 60,
+        connectTimeoutSec: 30,
+        retries: 3,
+        pingIntervalSec: 30,
+        disabled: false,
+      }),
+    );
   });
 
   it('turns handler failures into error envelopes', async () => {

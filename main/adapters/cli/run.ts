@@ -89,7 +89,8 @@ async function connectAll(flags: Record<string, unknown>, io: CliIo, options: { 
   const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: io.version });
   const ids: string[] = [];
   for (const server of servers) {
-    const reply = await core.dispatch('addServer', server);
+    // A one-shot command: no background retries or heartbeats.
+    const reply = await core.dispatch('addServer', { ...server, retries: 0, pingIntervalSec: 0 });
     if (!reply.ok) {
       await core.shutdown();
       throw new UsageError(`server "${server.name}": ${reply.error.message}`);

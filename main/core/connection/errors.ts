@@ -44,3 +44,42 @@ export function classifyError(error: unknown): ErrorKind {
   if (/fetch failed|ECONNREFUSED|ENOTFOUND/i.test(message)) return 'unreachable';
   return 'protocol';
 }
+
+/** The HTTP status an SDK error carries, if any. */
+export function httpStatusOf(error: unknown): number | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
+    const status = (e as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 100 && status < 600) return status;
+    const data = (e as { data?: { status?: unknown } }).data;
+    if (typeof data?.status === 'number') return data.status;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const match = /\bHTTP (\d{3})\b|status(?: code)?:? (\d{3})\b/i.exec(error instanceof Error ? error.message : String(error));
+  return match ? Number(match[1] ?? match[2]) : undefined;
+}
+
+export interface RetryDecision {
+  retry: boolean;
+  kind: ErrorKind;
+  status?: number;
+  /** Why not, when not: shown to the user. */
+  why?: string;
+}
+
+/**
+ * Whether a failed connect is worth another attempt. Configuration errors are not: a missing
+ * command, a malformed URL, a host name that does not resolve, a 4xx other than 404/408/429.
+ * 401/403 need a sign-in, not a retry.
+ */
+export function retryDecision(error: unknown): RetryDecision {
+  const kind = classifyError(error);
+  const status = httpStatusOf(error);
+  const code = errorCode(error);
+  if (kind === 'config') return { retry: false, kind, status, why: 'a configuration error' };
+  if (code === 'ENOTFOUND') return { retry: false, kind: 'config', status, why: 'the host name does not resolve' };
+  if (status === 401 || status === 403) return { retry: false, kind: 'auth', status, why: `HTTP ${status}: sign-in required` };
+  if (status !== undefined && status >= 400 && status < 500 && ![404, 408, 429].includes(status)) {
+    return { retry: false, kind: 'config', status, why: `HTTP ${status} is a client error, not a transient failure` };
+  }
+  return { retry: true, kind, status };
+}

@@ -1,21 +1,39 @@
 /**
- * One configured server: its SDK client, its tracked transport, its state. Every transition is
- * published and recorded in the trace; failures stay inside this object.
+ * One configured server: its SDK client, its tracked transport, its state machine
+ * (disconnected → connecting → connected → reconnecting → error, and disabled), its lists.
+ * Every transition is published and recorded in the trace; failures stay inside this object.
+ *
+ * Policies: retries with exponential backoff (1 s → 30 s) up to `retries`, never for
+ * configuration errors; a legacy-era 404 on a live session re-initializes transparently and
+ * repeats the failed request only when it is safe (lists, reads); a ping heartbeat (legacy era)
+ * whose consecutive misses reconnect; an idle timeout after which the next use reconnects.
  */
-import { Client, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
-import type { ConnectionState, ServerConfig, ServerStatus } from '../../../contract';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type Prompt,
+  type Resource,
+  type ResourceTemplateType as ResourceTemplate,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import type { ConnectionState, LastCheck, ServerConfig, ServerStatus } from '../../../contract';
 import type { TraceEventInput } from '../../../contract/trace';
 import { Redactor } from '../trace/redact';
-import { classifyError, describeConnectError } from './errors';
+import { describeConnectError, httpStatusOf, retryDecision } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
 
 export const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' } as const;
 export const MODERN_VERSION = '2026-07-28';
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_CAP_MS = 30_000;
 
 export interface ConnectionObserver {
   onStatus(status: ServerStatus): void;
   onStderrLine(serverId: string, line: string): void;
   onError(serverId: string, message: string): void;
+  /** A server's lists changed (after connect, or on list_changed). */
+  onListsChanged?(serverId: string): void;
 }
 
 export interface ConnectionDeps {
@@ -24,23 +42,50 @@ export interface ConnectionDeps {
   record: (event: TraceEventInput) => void;
   now?: () => number;
   baseFetch?: TransportContext['baseFetch'];
+  /** For tests: the backoff schedule's base (default 1 s). */
+  backoffBaseMs?: number;
+}
+
+export interface ServerLists {
+  tools: Tool[];
+  prompts: Prompt[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
 }
 
 type NegotiationMode = 'auto' | 'legacy' | { pin: string };
+const EMPTY_LISTS: ServerLists = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+
+/** Backoff before attempt n (1-based): 1 s, 2 s, 4 s … capped at 30 s. */
+export function backoffDelay(attempt: number, base = BACKOFF_BASE_MS): number {
+  return Math.min(base * 2 ** Math.max(0, attempt - 1), BACKOFF_CAP_MS);
+}
+
+export class SessionExpiredError extends Error {
+  readonly code = 'SESSION_EXPIRED';
+}
 
 export class ServerConnection {
+  readonly redactor = new Redactor();
   private client: Client | undefined;
   private transport: Transport | undefined;
-  private tools: Tool[] = [];
+  private lists: ServerLists = EMPTY_LISTS;
   private status: ServerStatus;
   private connecting: Promise<void> | undefined;
-  readonly redactor = new Redactor();
+  /** The user wants this server connected: drops are healed, idle disconnects reconnect on use. */
+  private wanted = false;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private missedPings = 0;
+  private idle = false;
 
   constructor(
-    readonly config: ServerConfig,
+    public config: ServerConfig,
     private readonly deps: ConnectionDeps,
   ) {
-    this.status = { id: config.id, name: config.name, config, state: 'disconnected', since: Date.now() };
+    this.status = this.freshStatus(config.disabled ? 'disabled' : 'disconnected');
     for (const secret of configSecrets(config.target)) this.redactor.addSecret(secret);
   }
 
@@ -53,46 +98,144 @@ export class ServerConnection {
   }
 
   listTools(): Tool[] {
-    return this.tools;
+    return this.lists.tools;
   }
 
-  /** Connects (or joins a connect already under way). Resolves when connected; rejects with a readable error. */
-  connect(): Promise<void> {
-    if (this.status.state === 'connected') return Promise.resolve();
-    this.connecting ??= this.doConnect().finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
+  serverLists(): ServerLists {
+    return this.lists;
+  }
+
+  serverCapabilities() {
+    return this.client?.getServerCapabilities();
+  }
+
+  /** Connects (or joins a connect under way). Resolves after the first attempt: connected, or failed with retries scheduled. */
+  async connect(): Promise<void> {
+    if (this.config.disabled) throw new Error(`Server "${this.config.name}" is disabled.`);
+    this.wanted = true;
+    this.idle = false;
+    if (this.status.state === 'connected') return;
+    this.clearRetry();
+    this.failures = 0;
+    return this.attempt();
   }
 
   /** Ends the session (DELETE where the server keeps sessions) and closes the transport. */
-  async disconnect(): Promise<void> {
-    const { client, transport } = this;
-    this.client = undefined;
-    this.transport = undefined;
-    this.tools = [];
-    if (client) await closeClient(client, transport, true);
-    if (this.status.state !== 'disconnected') this.setState('disconnected', {});
+  async disconnect(reason?: string): Promise<void> {
+    this.wanted = false;
+    this.idle = false;
+    this.clearRetry();
+    await this.teardown(true);
+    this.setState(this.config.disabled ? 'disabled' : 'disconnected', reason ? { reason } : {});
   }
 
-  async callTool(name: string, args: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>> {
-    const client = this.client;
-    if (!client || this.status.state !== 'connected') {
-      throw new Error(`Server "${this.config.name}" is not connected (state: ${this.status.state}).`);
+  /** Replaces the configuration (edit); reconnects if it was connected. */
+  async reconfigure(config: ServerConfig): Promise<void> {
+    const wasWanted = this.wanted;
+    await this.disconnect();
+    this.config = config;
+    for (const secret of configSecrets(config.target)) this.redactor.addSecret(secret);
+    this.setState(config.disabled ? 'disabled' : 'disconnected', {});
+    if (wasWanted && !config.disabled) await this.connect().catch(() => undefined);
+  }
+
+  /**
+   * Runs an operation with the live client: reconnects after an idle disconnect, and heals an
+   * expired session. `safe` operations (lists, reads, gets) are repeated once on the new
+   * session; unsafe ones (tools/call) are not.
+   */
+  async withClient<T>(label: string, safe: boolean, op: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
+    const client = await this.ready();
+    this.touch();
+    const timeoutMs = this.config.requestTimeoutSec * 1000;
+    try {
+      return await op(client, timeoutMs);
+    } catch (error) {
+      if (!this.isSessionExpiry(error)) throw error;
+      await this.renewSession();
+      if (!safe) {
+        throw new SessionExpiredError(
+          `The server ended the session (HTTP 404) during ${label}. Switchboard started a new session; ${label} was not repeated because it may not be safe to run twice. Run it again.`,
+        );
+      }
+      this.trace({ channel: 'lifecycle', kind: 'reconnect', dir: 'none', text: `repeating ${label} once on the new session` });
+      return op(this.client!, timeoutMs);
     }
-    const result = await client.callTool({ name, arguments: args }, timeoutMs ? { timeout: timeoutMs } : undefined);
-    return result as Record<string, unknown>;
   }
 
-  private async doConnect(): Promise<void> {
-    this.setState('connecting', {});
+  async callTool(name: string, args: Record<string, unknown>, options: { timeoutMs?: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+    return this.withClient('tools/call', false, async (client, defaultTimeout) => {
+      const result = await client.callTool(
+        { name, arguments: args },
+        { timeout: options.timeoutMs ?? defaultTimeout, onprogress: options.onprogress, resetTimeoutOnProgress: options.onprogress !== undefined, signal: options.signal },
+      );
+      return result as Record<string, unknown>;
+    });
+  }
+
+  /** "Test connection": a real initialize + list on a throwaway connection. Never touches the live one. */
+  async check(): Promise<LastCheck> {
+    const started = performance.now();
+    const probe = new ServerConnection({ ...this.config, retries: 0, pingIntervalSec: 0, idleTimeoutSec: 0, disabled: false }, {
+      ...this.deps,
+      observer: { onStatus: () => undefined, onStderrLine: () => undefined, onError: () => undefined },
+    });
+    try {
+      await probe.connect();
+      const status = probe.snapshot();
+      if (status.state !== 'connected') throw new Error(status.error ?? 'connection failed');
+      return { ok: true, at: Date.now(), toolCount: probe.listTools().length, durationMs: performance.now() - started, era: status.era, protocolVersion: status.protocolVersion };
+    } catch (error) {
+      return { ok: false, at: Date.now(), toolCount: 0, durationMs: performance.now() - started, error: describeConnectError(this.config.target, error) };
+    } finally {
+      await probe.disconnect();
+    }
+  }
+
+  // --------------------------------------------------------------------------------------
+  // Connecting
+
+  private attempt(): Promise<void> {
+    this.connecting ??= this.establish()
+      .then(() => {
+        this.failures = 0;
+      })
+      .catch((error: unknown) => this.onConnectFailed(error))
+      .finally(() => {
+        this.connecting = undefined;
+      });
+    return this.connecting;
+  }
+
+  private onConnectFailed(error: unknown): void {
+    const message = describeConnectError(this.config.target, error);
+    const decision = retryDecision(error);
+    this.failures++;
+    this.deps.observer.onError(this.id, message);
+    if (this.wanted && decision.retry && this.failures <= this.config.retries) {
+      const delay = backoffDelay(this.failures, this.deps.backoffBaseMs);
+      const nextAttemptAt = Date.now() + delay;
+      this.trace({ channel: 'lifecycle', kind: 'reconnect', dir: 'none', text: `attempt ${this.failures + 1} of ${this.config.retries + 1} in ${delay} ms`, meta: { attempt: this.failures + 1, delayMs: delay, nextAttemptAt } });
+      this.setState('reconnecting', { error: message, errorKind: decision.kind, attempt: this.failures + 1, nextAttemptAt });
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        if (this.wanted) void this.attempt();
+      }, delay);
+      return;
+    }
+    const why = !decision.retry ? ` Not retried: ${decision.why}.` : this.config.retries > 0 && this.wanted ? ` Gave up after ${this.failures} attempts.` : '';
+    this.setState('error', { error: message + why, errorKind: decision.kind });
+  }
+
+  private async establish(): Promise<void> {
+    this.setState('connecting', this.failures > 0 ? { attempt: this.failures + 1 } : {});
     const { target } = this.config;
-    const attempts: { kind: HttpKind | undefined; mode: NegotiationMode }[] = [];
     const mode: NegotiationMode = this.config.era === 'auto' ? 'auto' : this.config.era === 'legacy' ? 'legacy' : { pin: MODERN_VERSION };
+    const attempts: { kind: HttpKind | undefined; mode: NegotiationMode }[] = [];
     if (target.type === 'stdio') {
       attempts.push({ kind: undefined, mode });
-      // Some legacy stdio servers exit on any request before `initialize`, so an in-place
-      // probe kills them: try once more without probing.
+      // Some legacy stdio servers exit on any request before `initialize`: an in-place probe
+      // kills them, so try once more without probing.
       if (mode === 'auto') attempts.push({ kind: undefined, mode: 'legacy' });
     } else {
       const kinds: HttpKind[] = target.transport === 'auto' ? ['streamable-http', 'sse'] : [target.transport];
@@ -101,7 +244,9 @@ export class ServerConnection {
 
     let lastError: unknown;
     for (const [index, attempt] of attempts.entries()) {
-      if (index > 0) this.trace({ channel: 'lifecycle', kind: 'reconnect', dir: 'none', text: `retrying with ${attempt.kind ?? 'stdio'} (${typeof attempt.mode === 'string' ? attempt.mode : 'modern'} negotiation) after: ${errorMessage(lastError)}` });
+      if (index > 0) {
+        this.trace({ channel: 'lifecycle', kind: 'reconnect', dir: 'none', text: `trying ${attempt.kind ?? 'stdio'} with ${typeof attempt.mode === 'string' ? attempt.mode : 'modern'} negotiation after: ${errorMessage(lastError)}` });
+      }
       const client = this.createClient(attempt.mode);
       const transport = createTransport(target, attempt.kind, {
         server: this.id,
@@ -112,59 +257,235 @@ export class ServerConnection {
         onStderrLine: (line) => this.deps.observer.onStderrLine(this.id, line),
       });
       try {
-        await client.connect(transport);
-        const capabilities = client.getServerCapabilities();
-        this.tools = capabilities?.tools ? (await client.listTools()).tools : [];
+        await client.connect(transport, { timeout: this.config.connectTimeoutSec * 1000 });
         this.client = client;
         this.transport = transport;
         transport.onclose = chain(transport.onclose, () => this.onTransportClosed(client));
-        const info = client.getServerVersion();
-        const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
-        const protocolVersion = client.getNegotiatedProtocolVersion();
-        this.trace({
-          channel: 'lifecycle',
-          kind: 'era',
-          dir: 'none',
-          text: `${era} era, protocol ${protocolVersion ?? 'unknown'}${attempt.kind ? ` over ${attempt.kind}` : ''}`,
-          meta: { era, protocolVersion, transport: attempt.kind ?? 'stdio', serverInfo: info ? this.redactor.json(info, false) : undefined },
-        });
-        this.setState('connected', {
-          era,
-          protocolVersion,
-          serverInfo: info ? { name: info.name, version: info.version } : undefined,
-          toolCount: this.tools.length,
-        });
+        this.lists = await this.fetchLists(client);
+        this.onConnected(client, attempt.kind);
         return;
       } catch (error) {
         lastError = error;
+        if (this.client === client) {
+          this.client = undefined;
+          this.transport = undefined;
+        }
         await closeClient(client, transport, false);
-        if (!worthAnotherAttempt(attempt.kind, error)) break;
+        if (!worthAnotherTransport(attempt.kind, error)) break;
       }
     }
-    const message = describeConnectError(target, lastError);
-    this.setState('error', { error: message, errorKind: classifyError(lastError) });
-    this.deps.observer.onError(this.id, message);
-    throw new Error(message);
+    throw lastError;
+  }
+
+  private onConnected(client: Client, kind: HttpKind | undefined): void {
+    const info = client.getServerVersion();
+    const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+    const protocolVersion = client.getNegotiatedProtocolVersion();
+    this.trace({
+      channel: 'lifecycle',
+      kind: 'era',
+      dir: 'none',
+      text: `${era} era, protocol ${protocolVersion ?? 'unknown'}${kind ? ` over ${kind}` : ''}`,
+      meta: { era, protocolVersion, transport: kind ?? 'stdio', serverInfo: info ? this.redactor.json(info, false) : undefined },
+    });
+    this.setState('connected', {
+      era,
+      protocolVersion,
+      serverInfo: info ? { name: info.name, version: info.version } : undefined,
+      toolCount: this.lists.tools.length,
+    });
+    this.deps.observer.onListsChanged?.(this.id);
+    this.startHeartbeat(era);
+    this.touch();
+  }
+
+  /** Only what the server declares: no spurious "Method not found". One failing list leaves the others. */
+  private async fetchLists(client: Client): Promise<ServerLists> {
+    const caps = client.getServerCapabilities() ?? {};
+    const timeout = this.config.requestTimeoutSec * 1000;
+    const safely = async <T>(what: string, run: () => Promise<T[]>): Promise<T[]> => {
+      try {
+        return await run();
+      } catch (error) {
+        this.trace({ channel: 'lifecycle', kind: 'error', dir: 'none', text: `${what} failed: ${errorMessage(error)}` });
+        this.deps.observer.onError(this.id, `${this.config.name}: ${what} failed: ${errorMessage(error)}`);
+        return [];
+      }
+    };
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+      caps.tools ? safely('tools/list', async () => (await client.listTools(undefined, { timeout })).tools) : [],
+      caps.prompts ? safely('prompts/list', async () => (await client.listPrompts(undefined, { timeout })).prompts) : [],
+      caps.resources ? safely('resources/list', async () => (await client.listResources(undefined, { timeout })).resources) : [],
+      caps.resources ? safely('resources/templates/list', async () => (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates) : [],
+    ]);
+    return { tools, prompts, resources, resourceTemplates };
   }
 
   private createClient(mode: NegotiationMode): Client {
-    return new Client(CLIENT_INFO, { capabilities: {}, versionNegotiation: { mode } });
+    const onChanged =
+      <K extends 'tools' | 'prompts' | 'resources'>(key: K) =>
+      (error: Error | null, items: ServerLists[K] | null) => {
+        if (error || !items) {
+          if (error) this.deps.observer.onError(this.id, `${this.config.name}: refreshing ${key} after list_changed failed: ${error.message}`);
+          return;
+        }
+        this.lists = { ...this.lists, [key]: items };
+        if (key === 'tools' && this.status.state === 'connected') this.setState('connected', { ...this.connectedExtras(), toolCount: items.length });
+        this.deps.observer.onListsChanged?.(this.id);
+      };
+    return new Client(CLIENT_INFO, {
+      capabilities: {},
+      versionNegotiation: { mode },
+      listChanged: {
+        tools: { onChanged: onChanged('tools'), debounceMs: 100 },
+        prompts: { onChanged: onChanged('prompts'), debounceMs: 100 },
+        resources: { onChanged: onChanged('resources'), debounceMs: 100 },
+      },
+    });
   }
+
+  // --------------------------------------------------------------------------------------
+  // Staying connected
 
   private onTransportClosed(client: Client): void {
     if (this.client !== client) return; // a deliberate disconnect already moved on
     this.client = undefined;
     this.transport = undefined;
-    this.tools = [];
-    const message = `Connection to "${this.config.name}" closed unexpectedly.`;
-    this.setState('error', { error: message });
-    this.deps.observer.onError(this.id, message);
+    this.stopTimers();
+    this.dropped(`the connection to "${this.config.name}" closed unexpectedly`);
+  }
+
+  /** A live connection was lost: heal it if the user wants it, else say so. */
+  private dropped(reason: string): void {
+    this.lists = EMPTY_LISTS;
+    this.deps.observer.onListsChanged?.(this.id);
+    this.deps.observer.onError(this.id, `${this.config.name}: ${reason}`);
+    if (!this.wanted) {
+      this.setState('error', { error: reason, reason });
+      return;
+    }
+    this.failures = 0;
+    this.onConnectFailed(Object.assign(new Error(reason), { code: 'CONNECTION_LOST' }));
+  }
+
+  private startHeartbeat(era: 'legacy' | 'modern'): void {
+    this.stopTimers();
+    this.missedPings = 0;
+    const interval = this.config.pingIntervalSec * 1000;
+    if (era !== 'legacy' || interval <= 0) return; // the modern era has no ping
+    const beat = async () => {
+      const client = this.client;
+      if (!client) return;
+      try {
+        await client.ping({ timeout: Math.min(interval, this.config.requestTimeoutSec * 1000) });
+        this.missedPings = 0;
+      } catch (error) {
+        if (this.client !== client) return;
+        this.missedPings++;
+        this.trace({ channel: 'lifecycle', kind: 'error', dir: 'none', text: `ping missed (${this.missedPings} of ${this.config.pingMisses}): ${errorMessage(error)}` });
+        if (this.missedPings >= this.config.pingMisses) {
+          const reason = `${this.missedPings} pings in a row went unanswered; the connection is unhealthy`;
+          this.client = undefined;
+          const transport = this.transport;
+          this.transport = undefined;
+          this.stopTimers();
+          await closeClient(client, transport, false);
+          this.dropped(reason);
+          return;
+        }
+      }
+      if (this.client === client) this.pingTimer = setTimeout(beat, interval);
+    };
+    this.pingTimer = setTimeout(beat, interval);
+  }
+
+  private touch(): void {
+    const idle = this.config.idleTimeoutSec * 1000;
+    if (idle <= 0) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      void this.goIdle();
+    }, idle);
+  }
+
+  private async goIdle(): Promise<void> {
+    if (this.status.state !== 'connected') return;
+    this.trace({ channel: 'lifecycle', kind: 'state', dir: 'none', text: `idle for ${this.config.idleTimeoutSec} s: disconnecting; the next use reconnects`, meta: { idle: true } });
+    this.idle = true;
+    await this.teardown(true);
+    this.setState('disconnected', { reason: `idle for ${this.config.idleTimeoutSec} s; reconnects on next use` });
+  }
+
+  /** The live client, reconnecting first after an idle disconnect. */
+  private async ready(): Promise<Client> {
+    if (this.client && this.status.state === 'connected') return this.client;
+    if (this.idle && this.wanted) {
+      this.idle = false;
+      await this.attempt();
+      if (this.client) return this.client;
+    }
+    if (this.connecting) {
+      await this.connecting;
+      if (this.client) return this.client;
+    }
+    throw new Error(`Server "${this.config.name}" is not connected (${this.status.state}${this.status.error ? `: ${this.status.error}` : ''}).`);
+  }
+
+  private isSessionExpiry(error: unknown): boolean {
+    return this.transport instanceof StreamableHTTPClientTransport && httpStatusOf(error) === 404 && this.client !== undefined;
+  }
+
+  /** The server forgot our session: start a new one (the trace shows both ids). */
+  private async renewSession(): Promise<void> {
+    const client = this.client;
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    this.stopTimers();
+    this.trace({ channel: 'lifecycle', kind: 'reconnect', dir: 'none', text: 'session expired (HTTP 404): re-initializing with a new session' });
+    if (client) await closeClient(client, transport, false);
+    await this.establish();
+  }
+
+  private async teardown(endSession: boolean): Promise<void> {
+    this.stopTimers();
+    const { client, transport } = this;
+    this.client = undefined;
+    this.transport = undefined;
+    this.lists = EMPTY_LISTS;
+    if (client) {
+      await closeClient(client, transport, endSession);
+      this.deps.observer.onListsChanged?.(this.id);
+    }
+  }
+
+  private stopTimers(): void {
+    if (this.pingTimer) clearTimeout(this.pingTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.pingTimer = undefined;
+    this.idleTimer = undefined;
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  // --------------------------------------------------------------------------------------
+
+  private connectedExtras(): Partial<ServerStatus> {
+    const { era, protocolVersion, serverInfo, toolCount } = this.status;
+    return { era, protocolVersion, serverInfo, toolCount };
+  }
+
+  private freshStatus(state: ConnectionState): ServerStatus {
+    return { id: this.config.id, name: this.config.name, config: this.config, state, since: Date.now() };
   }
 
   private setState(state: ConnectionState, extra: Partial<ServerStatus>): void {
-    const { id, name } = this.config;
-    this.status = { id, name, config: this.config, state, since: Date.now(), ...extra };
-    this.trace({ channel: 'lifecycle', kind: 'state', dir: 'none', text: extra.error ? `${state}: ${extra.error}` : state, meta: { state } });
+    this.status = { ...this.freshStatus(state), ...extra };
+    this.trace({ channel: 'lifecycle', kind: 'state', dir: 'none', text: extra.error ? `${state}: ${extra.error}` : state, meta: { state, attempt: extra.attempt, nextAttemptAt: extra.nextAttemptAt } });
     this.deps.observer.onStatus(this.snapshot());
   }
 
@@ -181,10 +502,11 @@ export class ServerConnection {
  * stdio: a probe that killed the process deserves one plain `initialize`.
  * HTTP: a 4xx from a Streamable HTTP endpoint suggests the legacy SSE transport instead.
  */
-function worthAnotherAttempt(kind: HttpKind | undefined, error: unknown): boolean {
+function worthAnotherTransport(kind: HttpKind | undefined, error: unknown): boolean {
   const message = errorMessage(error);
   if (kind === undefined) return /negotiation failed|closed/i.test(message) && !/ENOENT|EACCES/.test(message);
-  return kind === 'streamable-http' && /\b4\d\d\b/.test(message) && !/\b401\b/.test(message);
+  const status = httpStatusOf(error);
+  return kind === 'streamable-http' && status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
 
 function errorMessage(error: unknown): string {

@@ -43,8 +43,10 @@ class ServerState {
   readonly pending = new Map<string, Pending>();
   readonly progressTokens = new Map<string | number, string>();
   readonly openExchanges = new Map<string, Channel>();
+  /** Pending keys of the requests each HTTP exchange carried, until the exchange ends. */
+  readonly exchangeRequests = new Map<string, string[]>();
   /** Requests of an exchange counted under its provisional channel until the response names the real one. */
-  readonly provisional = new Map<string, { channel: Channel; requests: number; notifications: number; bytesOut: number }>();
+  readonly provisional = new Map<string, { channel: Channel; requests: number; notifications: number; pings: number; bytesOut: number; messages: number; bucketT: number }>();
   bytesIn = 0;
   bytesOut = 0;
   ping?: { last: number; sum: number; count: number };
@@ -144,6 +146,8 @@ export class SnapshotEngine {
     }
     if (stats) stats.lastActivity = event.ts;
 
+    /** Requests of an exchange rejected at the HTTP level: never answered, so no longer in flight. */
+    let rejected: string[] | undefined;
     switch (event.kind) {
       case 'http-request':
         if (event.exchange && stats) {
@@ -152,8 +156,13 @@ export class SnapshotEngine {
             channel: event.channel,
             requests: rpcs.filter((r) => r.kind === 'request' && r.method !== 'ping').length,
             notifications: rpcs.filter((r) => r.kind === 'notification').length,
+            pings: rpcs.filter((r) => r.kind === 'request' && r.method === 'ping').length,
             bytesOut: bytes,
+            messages: rpcs.length,
+            bucketT: bucket.t,
           });
+          const sent = rpcs.filter((r) => r.kind === 'request' && r.id !== undefined).map((r) => `${event.dir === 'out' ? 'out' : 'in'}:${r.id}`);
+          if (sent.length) state.exchangeRequests.set(event.exchange, sent);
         }
         break;
       case 'http-response': {
@@ -183,6 +192,12 @@ export class SnapshotEngine {
         if (!stats) break;
         if (event.exchange) this.settleProvisional(state, event);
         const wasOpen = event.exchange ? state.openExchanges.get(event.exchange) : undefined;
+        if (event.exchange) {
+          const sent = state.exchangeRequests.get(event.exchange);
+          state.exchangeRequests.delete(event.exchange);
+          const status = event.http?.status;
+          if (sent && !wasOpen && ((status !== undefined && status >= 400) || event.http?.end === 'error')) rejected = sent;
+        }
         if (wasOpen && event.exchange) {
           state.openExchanges.delete(event.exchange);
           stats.openStreams = Math.max(0, stats.openStreams - 1);
@@ -239,6 +254,7 @@ export class SnapshotEngine {
           state.openExchanges.clear();
           state.pending.clear();
           state.progressTokens.clear();
+          state.exchangeRequests.clear();
           const current = state.sessions.at(-1);
           if (current && !current.endedAt) {
             current.endedAt = event.ts;
@@ -253,6 +269,13 @@ export class SnapshotEngine {
     // The message layer: every JSON-RPC message the event carries.
     if (event.rpc) this.applyRpc(state, event, event.rpc, stats, bucket);
     if (event.batch) for (const rpc of event.batch) this.applyRpc(state, event, rpc, stats, bucket);
+    // after the body's own response (if any) was matched above
+    for (const key of rejected ?? []) {
+      const pending = state.pending.get(key);
+      if (!pending) continue;
+      state.pending.delete(key);
+      if (pending.progressToken !== undefined) state.progressTokens.delete(pending.progressToken);
+    }
     bucket.inFlight = state.pending.size;
   }
 
@@ -266,12 +289,22 @@ export class SnapshotEngine {
     const to = state.channel(event.channel);
     from.requests -= provisional.requests;
     from.notifications -= provisional.notifications;
+    from.pings -= provisional.pings;
     from.bytesOut -= provisional.bytesOut;
     to.requests += provisional.requests;
     to.notifications += provisional.notifications;
+    to.pings += provisional.pings;
     to.bytesOut += provisional.bytesOut;
+    // the request's bucket counted its messages under the provisional channel too
+    const bucket = provisional.messages ? state.buckets.find((b) => b.t === provisional.bucketT) : undefined;
+    if (bucket) {
+      const left = (bucket.messages[provisional.channel] ?? 0) - provisional.messages;
+      if (left > 0) bucket.messages[provisional.channel] = left;
+      else delete bucket.messages[provisional.channel];
+      bucket.messages[event.channel] = (bucket.messages[event.channel] ?? 0) + provisional.messages;
+    }
     for (const pending of state.pending.values()) if (pending.channel === provisional.channel) pending.channel = event.channel;
-    if (from.requests === 0 && from.notifications === 0 && from.responses === 0 && from.lastStatus === undefined) state.channels.delete(provisional.channel);
+    if (from.requests === 0 && from.notifications === 0 && from.responses === 0 && from.pings === 0 && from.lastStatus === undefined) state.channels.delete(provisional.channel);
   }
 
   private applySession(state: ServerState, event: TraceEvent): void {
