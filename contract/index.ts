@@ -132,6 +132,51 @@ export const ToolEntry = z.object({
   inputSchema: JsonObject,
   outputSchema: JsonObject.optional(),
   annotations: JsonObject.optional(),
+  icons: z.array(z.unknown()).optional(),
+  /** Other namespaced names that share this tool's bare name. */
+  collidesWith: z.array(z.string()).optional(),
+});
+
+export const PromptEntry = z.object({
+  name: z.string(),
+  serverId: ServerId,
+  serverName: z.string(),
+  originalName: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  arguments: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() }).passthrough()).optional(),
+});
+
+export const ResourceEntry = z
+  .object({ serverId: ServerId, serverName: z.string(), uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() })
+  .passthrough();
+
+export const ResourceTemplateEntry = z
+  .object({ serverId: ServerId, serverName: z.string(), uriTemplate: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() })
+  .passthrough();
+
+export const AuditRecord = z.object({
+  ts: z.number(),
+  serverId: ServerId,
+  serverName: z.string(),
+  tool: z.string(),
+  argumentKeys: z.array(z.string()),
+  /** Only when the user enabled recording argument values. */
+  arguments: JsonObject.optional(),
+  durationMs: z.number(),
+  outcome: z.enum(['ok', 'tool-error', 'rpc-error', 'timeout', 'transport-error', 'cancelled']),
+  errorClass: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const ClientFormat = z.enum(['mcpServers', 'vscode', 'switchboard']);
+
+export const DiscoveredConfig = z.object({
+  client: z.string(),
+  path: z.string(),
+  exists: z.boolean(),
+  serverCount: z.number().int().optional(),
+  error: z.string().optional(),
 });
 
 export const CallToolResult = z.object({
@@ -208,6 +253,25 @@ export const methods = {
     result: CallToolResult,
   },
   recentLogs: { args: NoArgs, result: z.object({ lines: z.array(LogLine) }) },
+  updateServer: { args: z.object({ id: ServerId, config: ServerConfigInput }).strict(), result: ServerStatus },
+  duplicateServer: { args: ById, result: ServerStatus },
+  /** A real initialize + list on a throwaway connection; stores lastCheck on the server. */
+  testServer: { args: ById, result: LastCheck },
+  listPrompts: { args: z.object({ serverId: ServerId.optional() }).strict().default({}), result: z.array(PromptEntry) },
+  listResources: {
+    args: z.object({ serverId: ServerId.optional() }).strict().default({}),
+    result: z.object({ resources: z.array(ResourceEntry), templates: z.array(ResourceTemplateEntry) }),
+  },
+  /** Bare tool names that several servers offer → their namespaced names. */
+  toolCollisions: { args: NoArgs, result: z.record(z.string(), z.array(z.string())) },
+  importServers: {
+    args: z.object({ text: z.string().max(5_000_000), connect: z.boolean().default(false) }).strict(),
+    result: z.object({ format: ClientFormat, added: z.array(ServerStatus), problems: z.array(z.object({ name: z.string(), message: z.string() })) }),
+  },
+  exportServers: { args: z.object({ ids: z.array(ServerId).optional(), format: ClientFormat }).strict(), result: z.object({ text: z.string() }) },
+  discoverConfigs: { args: NoArgs, result: z.array(DiscoveredConfig) },
+  readConfigFile: { args: z.object({ path: z.string().min(1).max(4096) }).strict(), result: z.object({ text: z.string() }) },
+  listAudit: { args: z.object({ limit: z.number().int().min(1).max(5000).default(200), serverId: ServerId.optional() }).strict().default({ limit: 200 }), result: z.array(AuditRecord) },
   traceQuery: {
     args: TraceQuery.default({}),
     result: z.object({ events: z.array(TraceEventShape), nextCursor: z.number().optional(), total: z.number() }),
@@ -254,6 +318,9 @@ export type ToolEntry = z.output<typeof ToolEntry>;
 export type LogLine = z.output<typeof LogLine>;
 export type AppInfo = z.output<typeof AppInfo>;
 export type LastCheck = z.output<typeof LastCheck>;
+export type AuditRecord = z.output<typeof AuditRecord>;
+export type ClientFormat = z.output<typeof ClientFormat>;
+export type PromptEntry = z.output<typeof PromptEntry>;
 export type ErrorKind = NonNullable<ServerStatus['errorKind']>;
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */

@@ -17,6 +17,17 @@ export const METHOD_NAMES = [
   'traceQuery',
   'traceEvent',
   'snapshots',
+  'updateServer',
+  'duplicateServer',
+  'testServer',
+  'listPrompts',
+  'listResources',
+  'toolCollisions',
+  'importServers',
+  'exportServers',
+  'discoverConfigs',
+  'readConfigFile',
+  'listAudit',
 ] as const;
 
 export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot'] as const;

@@ -67,7 +67,7 @@ if (!app.requestSingleInstanceLock()) {
 }
 
 function start(): void {
-  const settings = new ElectronSettingsStore();
+  const settings = new ElectronSettingsStore(app.getPath('userData'));
   core = createCore({ settings, carrier: 'electron', version: app.getVersion() });
   const running = core;
 

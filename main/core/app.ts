@@ -1,13 +1,17 @@
 /**
- * Switchboard's core, assembled: settings, connections, logs, and the handlers behind every
- * contract method. Carriers (Electron, browser mode, tests) build one of these and attach.
+ * Switchboard's core, assembled: settings, connections, the trace, logs, the call audit, and
+ * the handlers behind every contract method. Carriers (Electron, browser mode, the CLI, tests)
+ * build one of these and attach.
  */
-import { randomUUID } from 'node:crypto';
-import type { Result, ServerConfig, ToolEntry } from '../../contract';
-import { namespacedName } from './catalog/names';
+import { dirname, join } from 'node:path';
+import { FileAuditLog, MemoryAuditLog, type AuditLog } from './audit/audit-log';
 import { ConnectionManager } from './connection/manager';
-import { CoreError, createDispatcher, type Dispatch, type Handlers } from './dispatcher';
+import { createDispatcher, type Dispatch, type Handlers } from './dispatcher';
 import { EventHub } from './events';
+import { catalogHandlers } from './handlers/catalog';
+import type { CoreContext } from './handlers/context';
+import { serverHandlers } from './handlers/servers';
+import { traceHandlers } from './handlers/trace';
 import { LogBus } from './logs/log-bus';
 import type { SettingsStore } from './store/settings';
 import { TraceHub, type TraceHubOptions } from './trace/hub';
@@ -17,6 +21,8 @@ export interface CoreOptions {
   carrier: 'electron' | 'browser';
   version: string;
   trace?: TraceHubOptions;
+  /** Where the call audit is kept; default: beside a file-backed settings store, else memory. */
+  audit?: AuditLog;
 }
 
 export interface Core {
@@ -25,6 +31,7 @@ export interface Core {
   readonly logs: LogBus;
   readonly connections: ConnectionManager;
   readonly trace: TraceHub;
+  readonly audit: AuditLog;
   shutdown(): Promise<void>;
 }
 
@@ -41,89 +48,18 @@ export function createCore(options: CoreOptions): Core {
     record: trace.record,
     now: trace.now,
   });
+  const audit = options.audit ?? defaultAudit(options.settings);
+  for (const problem of options.settings.problems ?? []) logs.app('warning', problem);
   for (const config of options.settings.read().servers) connections.add(config);
 
-  const find = (id: string) => {
-    const connection = connections.get(id);
-    if (!connection) throw new CoreError('not-found', `No server with id "${id}".`);
-    return connection;
-  };
-
-  const persist = () => {
-    const settings = options.settings.read();
-    options.settings.write({ ...settings, servers: connections.all().map((c) => c.config) });
-  };
-
-  const catalog = (serverId?: string): ToolEntry[] =>
-    connections
-      .all()
-      .filter((c) => !serverId || c.id === serverId)
-      .flatMap((c) =>
-        c.listTools().map((tool) => ({
-          name: namespacedName(c.config.name, tool.name),
-          serverId: c.id,
-          serverName: c.config.name,
-          originalName: tool.name,
-          title: tool.title,
-          description: tool.description,
-          inputSchema: tool.inputSchema as Record<string, unknown>,
-          outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
-          annotations: tool.annotations as Record<string, unknown> | undefined,
-        })),
-      );
-
+  const ctx: CoreContext = { settings: options.settings, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version };
   const handlers: Handlers = {
-    appInfo: async () => ({
-      name: 'Switchboard',
-      version: options.version,
-      carrier: options.carrier,
-      platform: process.platform,
-      node: process.versions.node,
-    }),
-    listServers: async () => connections.all().map((c) => c.snapshot()),
-    addServer: async (input) => {
-      const taken = connections.all().some((c) => c.config.name.toLowerCase() === input.name.toLowerCase());
-      if (taken) throw new CoreError('conflict', `A server named "${input.name}" already exists.`);
-      const config: ServerConfig = { ...input, id: randomUUID() };
-      const connection = connections.add(config);
-      persist();
-      return connection.snapshot();
-    },
-    removeServer: async ({ id }) => {
-      const removed = await connections.remove(id);
-      if (removed) persist();
-      return { removed };
-    },
-    connectServer: async ({ id }) => {
-      const connection = find(id);
-      await connection.connect().catch(() => undefined); // the error is in the status
-      return connection.snapshot();
-    },
-    disconnectServer: async ({ id }) => {
-      const connection = find(id);
-      await connection.disconnect();
-      return connection.snapshot();
-    },
-    listTools: async ({ serverId }) => catalog(serverId),
-    callTool: async ({ tool, serverId, args, timeoutMs }): Promise<Result<'callTool'>> => {
-      const entry = resolveTool(catalog(), tool, serverId);
-      const connection = find(entry.serverId);
-      const started = performance.now();
-      const result = await connection.callTool(entry.originalName, args, { timeoutMs });
-      return { serverId: entry.serverId, tool: entry.name, durationMs: performance.now() - started, result };
-    },
+    appInfo: async () => ({ name: 'Switchboard', version: options.version, carrier: options.carrier, platform: process.platform, node: process.versions.node }),
     recentLogs: async () => ({ lines: logs.history() }),
-    traceQuery: async (query) => trace.store.query(query),
-    traceEvent: async ({ seq }) => {
-      const event = trace.store.get(seq);
-      if (!event) throw new CoreError('not-found', `No trace event #${seq}.`);
-      return { event, payload: event.truncated ? trace.store.payload(seq) : event.body };
-    },
-    snapshots: async ({ server }) =>
-      (server ? [server] : trace.snapshots.serverIds()).flatMap((id) => {
-        const snapshot = trace.snapshots.snapshot(id);
-        return snapshot ? [snapshot] : [];
-      }),
+    listAudit: async ({ limit, serverId }) => audit.list({ limit, serverId }),
+    ...serverHandlers(ctx),
+    ...catalogHandlers(ctx),
+    ...traceHandlers(ctx),
   };
 
   return {
@@ -132,6 +68,7 @@ export function createCore(options: CoreOptions): Core {
     logs,
     connections,
     trace,
+    audit,
     shutdown: async () => {
       await connections.closeAll();
       logs.flush();
@@ -140,14 +77,6 @@ export function createCore(options: CoreOptions): Core {
   };
 }
 
-/** Exact namespaced name first, then a bare name on the given server, then a bare name held by exactly one server. */
-function resolveTool(entries: ToolEntry[], name: string, serverId?: string): ToolEntry {
-  const exact = entries.find((e) => e.name === name && (!serverId || e.serverId === serverId));
-  if (exact) return exact;
-  const bare = entries.filter((e) => e.originalName === name && (!serverId || e.serverId === serverId));
-  if (bare.length === 1) return bare[0]!;
-  if (bare.length > 1) {
-    throw new CoreError('conflict', `Tool "${name}" exists on several servers: ${bare.map((e) => e.name).join(', ')}. Use a namespaced name.`);
-  }
-  throw new CoreError('not-found', `No connected server offers a tool named "${name}".`);
+function defaultAudit(settings: SettingsStore): AuditLog {
+  return settings.location.startsWith('(') ? new MemoryAuditLog() : new FileAuditLog(join(dirname(settings.location), 'audit.jsonl'));
 }

@@ -17,7 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 import { startFixture, stdioFixtureCommand, type RunningFixture, type StartFixtureOptions } from '../fixtures/everything/harness.js';
 
-const TOOL_NAMES = ['echo', 'add', 'create_order', 'slow_count', 'fail', 'protocol_error', 'log'];
+const TOOL_NAMES = ['echo', 'add', 'create_order', 'slow_count', 'fail', 'protocol_error', 'log', 'flood'];
 
 // ---------------------------------------------------------------------------
 // helpers

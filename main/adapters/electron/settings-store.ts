@@ -1,32 +1,21 @@
-/** The settings port on electron-store (in the app's userData dir), validated like the conf one. */
+/** The settings port on electron-store (in the app's userData dir), through the same validated store as conf. */
+import { join } from 'node:path';
 import Store from 'electron-store';
-import { SettingsSchema, type Settings, type SettingsStore } from '../../core/store/settings';
+import { ValidatedSettingsStore, type Settings } from '../../core/store/settings';
 
-export interface ElectronSettingsOptions {
-  /** A directory of its own; default: Electron's `userData` dir. */
-  cwd?: string;
-}
-
-export class ElectronSettingsStore implements SettingsStore {
-  private readonly store: Store<Settings>;
-
-  constructor(options: ElectronSettingsOptions = {}) {
-    this.store = new Store<Settings>({
-      name: 'settings',
-      cwd: options.cwd,
-      configFileMode: 0o600,
+export class ElectronSettingsStore extends ValidatedSettingsStore {
+  /** `userDataDir`: Electron's `app.getPath('userData')`, or a directory of its own. */
+  constructor(userDataDir: string) {
+    let store: Store<Settings> | undefined;
+    super({
+      path: join(userDataDir, 'settings.json'),
+      open: () => {
+        store = new Store<Settings>({ name: 'settings', cwd: userDataDir, configFileMode: 0o600, clearInvalidConfig: false });
+      },
+      read: () => store!.store,
+      write: (settings) => {
+        store!.store = settings;
+      },
     });
-  }
-
-  get location(): string {
-    return this.store.path;
-  }
-
-  read(): Settings {
-    return SettingsSchema.parse(this.store.store);
-  }
-
-  write(settings: Settings): void {
-    this.store.store = SettingsSchema.parse(settings);
   }
 }

@@ -1,34 +1,27 @@
 /** The settings port on `conf`, for browser mode, the CLI and tests (plain Node). */
+import { join } from 'node:path';
 import Conf from 'conf';
-import { SettingsSchema, type Settings, type SettingsStore } from './settings';
+import envPaths from 'env-paths';
+import { ValidatedSettingsStore, type Settings } from './settings';
 
 export interface ConfSettingsOptions {
   /** A directory of its own (tests, portable installs); default: the user's config dir. */
   cwd?: string;
 }
 
-export class ConfSettingsStore implements SettingsStore {
-  private readonly conf: Conf<Settings>;
-
+export class ConfSettingsStore extends ValidatedSettingsStore {
   constructor(options: ConfSettingsOptions = {}) {
-    this.conf = new Conf<Settings>({
-      projectName: 'switchboard',
-      projectSuffix: '',
-      configName: 'settings',
-      cwd: options.cwd,
-      configFileMode: 0o600,
+    const cwd = options.cwd ?? envPaths('switchboard', { suffix: '' }).config;
+    let conf: Conf<Settings> | undefined;
+    super({
+      path: join(cwd, 'settings.json'),
+      open: () => {
+        conf = new Conf<Settings>({ configName: 'settings', cwd, configFileMode: 0o600, clearInvalidConfig: false });
+      },
+      read: () => conf!.store,
+      write: (settings) => {
+        conf!.store = settings;
+      },
     });
-  }
-
-  get location(): string {
-    return this.conf.path;
-  }
-
-  read(): Settings {
-    return SettingsSchema.parse(this.conf.store);
-  }
-
-  write(settings: Settings): void {
-    this.conf.store = SettingsSchema.parse(settings);
   }
 }

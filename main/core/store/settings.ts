@@ -1,15 +1,21 @@
 /**
- * The settings port. Electron persists through electron-store, everything else through
- * conf (electron-store's own foundation); core sees only this interface.
+ * The settings port. Electron persists through electron-store, everything else through conf
+ * (electron-store's own foundation); core sees only this interface. Both go through
+ * `ValidatedSettingsStore`, which owns the schema, migrations, and what happens to a file
+ * that cannot be read: it is backed up and reported, never silently replaced.
  */
+import { copyFileSync, existsSync, renameSync } from 'node:fs';
 import { z } from 'zod';
 import { ServerConfig } from '../../../contract';
+import { formatIssues } from '../dispatcher';
 
 export const SETTINGS_VERSION = 1;
 
 export const SettingsSchema = z.object({
   version: z.number().int().default(SETTINGS_VERSION),
   servers: z.array(ServerConfig).default([]),
+  /** Record tool-call argument values in the audit (keys are always recorded). */
+  auditArgumentValues: z.boolean().default(false),
 });
 
 export type Settings = z.output<typeof SettingsSchema>;
@@ -20,9 +26,11 @@ export interface SettingsStore {
   write(settings: Settings): void;
   /** Where the settings live, for messages and the About panel. */
   readonly location: string;
+  /** What went wrong loading them (a corrupt file backed up, entries skipped), for the user. */
+  readonly problems?: string[];
 }
 
-/** A settings store in memory, for tests and for `--ephemeral` runs. */
+/** A settings store in memory, for tests, the CLI and `--ephemeral` runs. */
 export class MemorySettingsStore implements SettingsStore {
   readonly location = '(memory)';
   private settings: Settings = SettingsSchema.parse({});
@@ -34,4 +42,102 @@ export class MemorySettingsStore implements SettingsStore {
   write(settings: Settings): void {
     this.settings = structuredClone(SettingsSchema.parse(settings));
   }
+}
+
+/** What a persistence library offers: a JSON document at a path. `open` throws when the file is unreadable. */
+export interface RawDocument {
+  readonly path: string;
+  open(): void;
+  read(): unknown;
+  write(document: Settings): void;
+}
+
+/** Migrations from each older version to the next; index = from-version. */
+const MIGRATIONS: ((doc: Record<string, unknown>) => Record<string, unknown>)[] = [
+  // 0 → 1: the first release had no version field and stored servers as-is.
+  (doc) => ({ ...doc, version: 1 }),
+];
+
+export interface ParsedSettings {
+  settings: Settings;
+  problems: string[];
+  /** The stored document needs rewriting (migrated, or entries dropped). */
+  changed: boolean;
+}
+
+/** Validates a stored document entry by entry: one bad server does not cost the others. */
+export function parseSettingsDocument(raw: unknown): ParsedSettings {
+  const problems: string[] = [];
+  let doc: Record<string, unknown> = raw && typeof raw === 'object' && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
+  let changed = false;
+  let version = typeof doc.version === 'number' ? doc.version : 0;
+  if (version > SETTINGS_VERSION) {
+    problems.push(`The settings were written by a newer Switchboard (format ${version}); unknown fields are ignored and not saved back.`);
+  }
+  while (version < SETTINGS_VERSION) {
+    doc = MIGRATIONS[version]!(doc);
+    version++;
+    changed = true;
+  }
+  const servers: ServerConfig[] = [];
+  for (const [index, entry] of (Array.isArray(doc.servers) ? doc.servers : []).entries()) {
+    const parsed = ServerConfig.safeParse(entry);
+    if (parsed.success) servers.push(parsed.data);
+    else {
+      changed = true;
+      const name = (entry as { name?: unknown })?.name;
+      problems.push(`Server ${typeof name === 'string' ? `"${name}"` : `#${index + 1}`} in the settings is invalid and was skipped: ${formatIssues(parsed.error).map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    }
+  }
+  const rest = SettingsSchema.omit({ servers: true }).safeParse(doc);
+  const settings = SettingsSchema.parse({ ...(rest.success ? rest.data : {}), version: SETTINGS_VERSION, servers });
+  if (!rest.success) {
+    changed = true;
+    problems.push(`Some settings were invalid and were reset to defaults: ${formatIssues(rest.error).map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  }
+  return { settings, problems, changed };
+}
+
+export class ValidatedSettingsStore implements SettingsStore {
+  readonly problems: string[] = [];
+  private cache: Settings;
+
+  constructor(private readonly doc: RawDocument) {
+    try {
+      doc.open();
+    } catch (error) {
+      const backup = backupPath(doc.path);
+      renameSync(doc.path, backup);
+      this.problems.push(
+        `The settings file ${doc.path} could not be read (${(error as Error).message}). It was moved to ${backup}, nothing was deleted, and Switchboard started with empty settings.`,
+      );
+      doc.open();
+    }
+    const parsed = parseSettingsDocument(doc.read());
+    this.cache = parsed.settings;
+    if (parsed.problems.length && existsSync(doc.path)) {
+      const backup = backupPath(doc.path);
+      copyFileSync(doc.path, backup);
+      this.problems.push(...parsed.problems.map((p) => `${p} (the original file is kept at ${backup})`));
+    }
+    if (parsed.changed) doc.write(parsed.settings);
+  }
+
+  get location(): string {
+    return this.doc.path;
+  }
+
+  read(): Settings {
+    return structuredClone(this.cache);
+  }
+
+  write(settings: Settings): void {
+    const valid = SettingsSchema.parse(settings);
+    this.doc.write(valid);
+    this.cache = structuredClone(valid);
+  }
+}
+
+function backupPath(path: string): string {
+  return `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 }
