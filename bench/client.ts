@@ -7,6 +7,7 @@
  * Protocol (IPC): the parent sends `Command`s one at a time; the client answers each with a
  * `Reply`. Latencies are measured here, around each awaited SDK call.
  */
+import { setMaxListeners } from 'node:events';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { createTrackingFetch } from '../main/core/transport/tracking-fetch';
 import { TraceHub } from '../main/core/trace/hub';
@@ -135,6 +136,12 @@ process.on('message', (command: Command) => {
 
 try {
   await client.connect(transport);
+  // undici adds one abort listener per request to the transport's long-lived AbortSignal and
+  // drops it only when the Request is garbage-collected; past undici's limit of 1,500 every
+  // request then builds and prints a MaxListenersExceededWarning, at a rate that depends on
+  // each side's GC timing. Lift the limit (outside the measured path, both sides alike).
+  const signal = (transport as unknown as { _abortController?: AbortController })._abortController?.signal;
+  if (signal) setMaxListeners(0, signal);
   send({ op: 'ready' });
 } catch (error) {
   send({ op: 'error', message: `connect failed: ${error instanceof Error ? error.message : String(error)}` });

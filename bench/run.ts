@@ -137,8 +137,8 @@ async function spawnClients(url: string): Promise<Record<Side, ClientProcess>> {
   return { untracked, tracked };
 }
 
-async function fixture(jsonResponse: boolean): Promise<RunningFixture> {
-  const fx = await startFixture({ transport: 'http', era: 'legacy', sessions: true, jsonResponse });
+async function fixture(jsonResponse: boolean, sessions = true): Promise<RunningFixture> {
+  const fx = await startFixture({ transport: 'http', era: 'legacy', sessions, jsonResponse });
   fixtures.add(fx);
   return fx;
 }
@@ -234,7 +234,7 @@ async function echoWorkload(name: 'json' | 'sse'): Promise<WorkloadResult> {
 
 async function floodWorkload(): Promise<WorkloadResult> {
   const started = performance.now();
-  const fx = await fixture(false);
+  const fx = await fixture(false, process.env['BENCH_FLOOD_SESSIONS'] !== 'off');
   const clients = await spawnClients(fx.url);
   try {
     const budget = 30_000 + CONFIG.flood; // 1 ms a notification: only to bound a hang

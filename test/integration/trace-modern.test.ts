@@ -109,8 +109,9 @@ describe('trace: modern era', () => {
       await call(core, 'callTool', { tool: 'modern__add', args: { a: 1, b: 2 } });
       const toolCalls = 2;
 
+      // while connected, the only request in flight is the core's own listen subscription (if it opened one)
       const live = (await call(core, 'snapshots', { server: id }))[0] as ServerSnapshot;
-      expect(live.inFlight).toEqual([]);
+      expect(live.inFlight.map((r) => r.method).filter((m) => m !== 'subscriptions/listen')).toEqual([]);
 
       await call(core, 'disconnectServer', { id });
       await waitFor('every exchange to end', () => openExchanges([...core.trace.store.all()]).length === 0);
@@ -124,7 +125,17 @@ describe('trace: modern era', () => {
         expect(e.http?.headers?.['mcp-session-id'], `${e.seq} ${e.kind}`).toBeUndefined();
       }
       const channels = new Set([...exchanges.values()].map((list) => list[0]!.channel));
-      expect([...channels].sort()).toEqual(['discovery', 'post-json']);
+      expect([...channels].sort()).toEqual(['discovery', 'listen', 'post-json']);
+
+      // the core's subscriptions/listen stream (ClientOptions.listChanged opens one in the modern era)
+      const listens = [...exchanges.values()].filter((list) => list[0]!.channel === 'listen');
+      expect(listens).toHaveLength(1);
+      const listen = listens[0]!;
+      expect(listen[0]).toMatchObject({ kind: 'http-request', rpc: { method: 'subscriptions/listen', kind: 'request' } });
+      expect(listen[0]!.http?.headers?.['mcp-method']).toBe('subscriptions/listen');
+      expect(listen.find((e) => e.kind === 'http-response')!.http?.contentType).toMatch(/^text\/event-stream/);
+      expect(listen.find((e) => e.kind === 'sse-event')!.rpc?.method).toBe('notifications/subscriptions/acknowledged');
+      expect(listen.at(-1)).toMatchObject({ kind: 'http-end', http: { end: 'client-aborted' } });
 
       // the discovery exchange: server/discover, answered in JSON with a result
       const discovery = [...exchanges.values()].filter((list) => list[0]!.channel === 'discovery');
@@ -141,7 +152,10 @@ describe('trace: modern era', () => {
 
       // every POST names its method (and tools/call its tool) in headers
       const posts = events.filter((e) => e.kind === 'http-request' && e.rpc?.kind === 'request');
-      expect(posts.map((e) => e.rpc!.method)).toEqual(['server/discover', 'tools/list', 'tools/call', 'tools/call']);
+      const methods = posts.map((e) => e.rpc!.method);
+      expect(methods[0]).toBe('server/discover');
+      expect(methods).toEqual(expect.arrayContaining(['tools/list', 'subscriptions/listen']));
+      expect(methods.filter((m) => m === 'tools/call')).toHaveLength(toolCalls);
       for (const post of posts) {
         expect(post.http?.headers?.['mcp-method']).toBe(post.rpc!.method);
         expect(post.http?.headers?.['mcp-protocol-version']).toBe(MODERN);
@@ -149,6 +163,7 @@ describe('trace: modern era', () => {
       const names = posts.filter((e) => e.rpc!.method === 'tools/call').map((e) => e.http?.headers?.['mcp-name']);
       expect(names).toEqual(['echo', 'add']);
       expect(posts.find((e) => e.rpc!.method === 'tools/list')!.http?.headers?.['mcp-name']).toBeUndefined();
+      for (const post of events.filter((e) => e.kind === 'http-request')) expect(post.http?.method).toBe('POST');
 
       expectGaplessSeq(core.trace.store.all());
       expectEveryExchangeEndedOnce(events);
@@ -158,12 +173,17 @@ describe('trace: modern era', () => {
       expect(snap.protocolVersion).toBe(MODERN);
       expect(snap.sessions).toEqual([]);
       expect(snap.channels.discovery).toMatchObject({ requests: 1, responses: 1, errors: 0 });
-      expect(snap.channels['post-json']).toMatchObject({ requests: 1 + toolCalls, responses: 1 + toolCalls, pings: 0, errors: 0 });
+      // requests made on post-json (the lists the core fetched and the tool calls), each answered once
+      const postJson = posts.filter((e) => e.channel === 'post-json').length;
+      expect(postJson).toBeGreaterThanOrEqual(1 + toolCalls);
+      expect(snap.channels['post-json']).toMatchObject({ requests: postJson, responses: postJson, pings: 0, errors: 0 });
+      expect(snap.channels.listen).toMatchObject({ requests: 1, responses: 0, openStreams: 0 });
       expect(snap.latency['tools/call']!.count).toBe(toolCalls);
       expect(snap.latency['server/discover']!.count).toBe(1);
       expect(snap.inFlight).toEqual([]);
       expect(snap.buckets.length).toBeGreaterThan(0);
-      expect(snap.buckets.reduce((sum, b) => sum + (b.messages['post-json'] ?? 0), 0)).toBe(2 * (1 + toolCalls));
+      const notificationsOut = events.filter((e) => e.kind === 'http-request' && e.channel === 'post-json' && e.rpc?.kind === 'notification').length;
+      expect(snap.buckets.reduce((sum, b) => sum + (b.messages['post-json'] ?? 0), 0)).toBe(2 * postJson + notificationsOut);
     } finally {
       await core.shutdown();
     }

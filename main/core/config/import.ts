@@ -3,8 +3,12 @@
  * project .mcp.json), VS Code's `servers` (+ `inputs`), and Switchboard's own export. Each entry
  * is parsed on its own: a broken one is reported by name and the rest still import.
  */
-import { ServerConfigInput, type ServerConfigInput as ServerConfigInputType } from '../../../contract';
+import type { z } from 'zod';
+import { ServerConfigInput } from '../../../contract';
 import { formatIssues } from '../dispatcher';
+
+/** A server entry as parsed: validated, defaults applied. */
+export type ImportedServer = z.output<typeof ServerConfigInput>;
 
 export interface ImportProblem {
   name: string;
@@ -13,7 +17,7 @@ export interface ImportProblem {
 
 export interface ImportResult {
   format: 'mcpServers' | 'vscode' | 'switchboard';
-  servers: ServerConfigInputType[];
+  servers: ImportedServer[];
   problems: ImportProblem[];
   /** VS Code `inputs` referenced as ${input:id}: the user must supply them. */
   inputs: { id: string; description?: string; password?: boolean }[];
@@ -31,7 +35,7 @@ export function parseServerFile(text: string): ImportResult {
   if (!document || typeof document !== 'object') throw new Error('Expected a JSON object with "mcpServers" or "servers".');
   const doc = document as Record<string, unknown>;
   if (doc.switchboard !== undefined && Array.isArray(doc.servers)) {
-    return collect('switchboard', (doc.servers as unknown[]).map((s, i) => [nameOf(s, i), s]), (raw) => raw as ServerConfigInputType, []);
+    return collect('switchboard', (doc.servers as unknown[]).map((s, i) => [nameOf(s, i), s]), (raw) => raw as ImportedServer, []);
   }
   const table = (doc.mcpServers ?? doc.servers ?? (doc.mcp as Record<string, unknown> | undefined)?.servers) as Record<string, unknown> | undefined;
   if (!table || typeof table !== 'object' || Array.isArray(table)) {
@@ -50,7 +54,7 @@ function collect(
   convert: (raw: unknown, name: string) => unknown,
   inputs: ImportResult['inputs'],
 ): ImportResult {
-  const servers: ServerConfigInputType[] = [];
+  const servers: ImportedServer[] = [];
   const problems: ImportProblem[] = [];
   for (const [name, raw] of entries) {
     try {

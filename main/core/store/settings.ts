@@ -86,7 +86,7 @@ export function parseSettingsDocument(raw: unknown): ParsedSettings {
     else {
       changed = true;
       const name = (entry as { name?: unknown })?.name;
-      problems.push(`Server ${typeof name === 'string' ? `"${name}"` : `#${index + 1}`} in the settings is invalid and was skipped: ${formatIssues(parsed.error).map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+      problems.push(`Server ${typeof name === 'string' && name ? `"${name}"` : `#${index + 1}`} in the settings is invalid and was skipped: ${formatIssues(parsed.error).map((i) => `${i.path}: ${i.message}`).join('; ')}`);
     }
   }
   const rest = SettingsSchema.omit({ servers: true }).safeParse(doc);

@@ -409,7 +409,7 @@ export class SnapshotEngine {
       sessions: state.sessions.map((s) => ({ ...s })),
       latency,
       inFlight: [...state.pending.entries()]
-        .filter(([, p]) => !p.ping)
+        .filter(([, p]) => !p.ping && p.method !== 'subscriptions/listen')
         .slice(0, 100)
         .map(([key, p]) => ({ id: key.slice(key.indexOf(':') + 1), method: p.method, channel: p.channel, since: p.since, progress: p.progress })),
       bytesIn: state.bytesIn,

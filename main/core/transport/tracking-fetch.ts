@@ -341,7 +341,12 @@ function sseObserver(args: {
       record({ server, channel, kind: 'sse-comment', dir: 'in', exchange, session: args.session(), text: comment, bytes: comment.length });
     },
     onError(error) {
-      record({ server, channel, kind: 'error', dir: 'in', exchange, text: `SSE parse error: ${error.message}` });
+      // The SSE spec says unknown fields and malformed retry values are ignored: note them, don't count them as errors.
+      if (error.type === 'unknown-field' || error.type === 'invalid-retry') {
+        record({ server, channel, kind: 'sse-comment', dir: 'in', exchange, session: args.session(), text: `(ignored) ${error.message}`, meta: { ignored: error.type } });
+      } else {
+        record({ server, channel, kind: 'error', dir: 'in', exchange, text: `SSE parse error: ${error.message}` });
+      }
     },
   });
   return {
