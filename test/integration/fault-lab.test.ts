@@ -235,7 +235,7 @@ describe('flaky-server over HTTP (era both)', () => {
 
     const bad = await fetch(`${lab.controlUrl}/faults`, { method: 'POST', body: JSON.stringify({ type: 'nope' }) });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: string }).error).toMatch(/type/);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/unknown fault type "nope"; one of latency, http-error/);
     const badScope = await fetch(`${lab.controlUrl}/faults`, { method: 'POST', body: JSON.stringify({ type: 'latency', ms: 5, times: 0 }) });
     expect(badScope.status).toBe(400);
 
@@ -340,7 +340,7 @@ describe('flaky-server over HTTP (era both)', () => {
     const text = await (await legacyCall(lab.url, sessionId, 'tools/call', { name: 'echo', arguments: { text: 'half' } })).text();
     expect(text).not.toMatch(/^id:/m);
     expect(text).toContain('data: \n\n'); // the (now id-less) priming event
-    expect(text).toContain('"jsonrpc"'); // start of the response event…
+    expect(text).toContain('event: message\ndata: {"result":'); // start of the response event…
     expect(text).not.toContain('echo: half"'); // …but not all of it
     expect(sseMessages(text)).toEqual([]);
 
@@ -504,6 +504,7 @@ describe('flaky-server over HTTP (era both)', () => {
   });
 
   it('list_changed storm on the legacy GET stream (control API and method-scoped fault)', async () => {
+    await lab.expireSessions(); // sessions of earlier tests would get the control-API storm too
     const sessionId = await legacyInit(lab.url);
     const get = await fetch(lab.url, {
       headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LEGACY },

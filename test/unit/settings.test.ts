@@ -17,7 +17,7 @@ const server = { id: 's1', name: 'files', target: { type: 'stdio', command: 'nod
 describe('settings', () => {
   it('persists servers across instances with an owner-only file', () => {
     const first = new ConfSettingsStore({ cwd: dir });
-    first.write({ ...first.read(), servers: [{ ...(server as never) }] });
+    first.write({ ...first.read(), servers: [server as never] });
     const second = new ConfSettingsStore({ cwd: dir });
     expect(second.read().servers.map((s) => s.name)).toEqual(['files']);
     expect(second.problems).toEqual([]);
