@@ -23,6 +23,8 @@ export interface CoreOptions {
   trace?: TraceHubOptions;
   /** Where the call audit is kept; default: beside a file-backed settings store, else memory. */
   audit?: AuditLog;
+  /** Tests only: the reconnect backoff's base delay (default 1 s). */
+  backoffBaseMs?: number;
 }
 
 export interface Core {
@@ -47,6 +49,7 @@ export function createCore(options: CoreOptions): Core {
     },
     record: trace.record,
     now: trace.now,
+    backoffBaseMs: options.backoffBaseMs,
   });
   const audit = options.audit ?? defaultAudit(options.settings);
   for (const problem of options.settings.problems ?? []) logs.app('warning', problem);

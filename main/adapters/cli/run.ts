@@ -9,7 +9,12 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ErrorKind, ServerStatus } from '../../../contract';
+import { join } from 'node:path';
+import envPaths from 'env-paths';
+import { ClientFormat, ServerConfigInput } from '../../../contract';
+import { FileAuditLog } from '../../core/audit/audit-log';
 import { createCore, type Core } from '../../core/app';
+import { exportServers } from '../../core/config/export';
 import { MemorySettingsStore } from '../../core/store/settings';
 import { buildHar } from '../../core/trace/export-har';
 import { jsonlLines } from '../../core/trace/export-jsonl';
@@ -29,6 +34,8 @@ Usage:
   switchboard call   <tool> [--args JSON] [--timeout MS] [server flags] [--json]
   switchboard record --out FILE.jsonl [--for DURATION] [--call TOOL --args JSON]... [server flags]
   switchboard export FILE.jsonl --format har|jsonl --out FILE
+  switchboard servers [server flags] [--format mcpServers|vscode|switchboard]
+  switchboard audit  [--data-dir DIR] [--limit N] [--json]
 
 Server flags:
   --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
@@ -52,6 +59,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await recordCommand(rest, io);
       case 'export':
         return await exportCommand(rest, io);
+      case 'servers':
+        return await serversCommand(rest, io);
+      case 'audit':
+        return auditCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':
@@ -220,6 +231,36 @@ async function exportCommand(args: string[], io: CliIo): Promise<number> {
     await writeLines(values.out as string, [JSON.stringify(har, null, 2)]);
   }
   io.err(`wrote ${values.out}\n`);
+  return EXIT.ok;
+}
+
+/** Prints server entries in another client's format (secrets included: this is the user's own config). */
+async function serversCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse(args, { ...SERVER_OPTIONS, format: { type: 'string' } });
+  if (values.help) return help(io);
+  const format = (values.format as string | undefined) ?? 'mcpServers';
+  const parsedFormat = ClientFormat.safeParse(format);
+  if (!parsedFormat.success) throw new UsageError('--format must be mcpServers, vscode or switchboard.');
+  const servers = serversFromFlags(values).map((s, i) => ({ ...ServerConfigInput.parse(s), id: `cli-${i}` }));
+  io.out(exportServers(servers, parsedFormat.data));
+  return EXIT.ok;
+}
+
+/** The app's call audit (every tool call made from the app), newest first. */
+function auditCommand(args: string[], io: CliIo): number {
+  const { values } = parse(args, { 'data-dir': { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } });
+  if (values.help) return help(io);
+  const dir = (values['data-dir'] as string | undefined) ?? envPaths('switchboard', { suffix: '' }).config;
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number.');
+  const records = new FileAuditLog(join(dir, 'audit.jsonl')).list({ limit });
+  if (values.json) io.out(JSON.stringify(records, null, 2) + '\n');
+  else if (records.length === 0) io.err(`switchboard: no tool calls recorded in ${join(dir, 'audit.jsonl')}.\n`);
+  else {
+    for (const r of records) {
+      io.out(`${new Date(r.ts).toISOString()}  ${r.serverName}__${r.tool}  ${r.outcome}  ${r.durationMs.toFixed(0)} ms  args: ${r.argumentKeys.join(',') || '-'}${r.error ? `  ${r.error}` : ''}\n`);
+    }
+  }
   return EXIT.ok;
 }
 
