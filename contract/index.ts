@@ -171,6 +171,39 @@ export const AuditRecord = z.object({
 
 export const ClientFormat = z.enum(['mcpServers', 'vscode', 'switchboard']);
 
+export const LogLevel = z.enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
+/** Which trace a query reads: the live one, or a file opened read-only. */
+export const TraceSource = z.string().regex(/^(live|import-\d+)$/).default('live');
+
+export const HistoryEntry = z.object({
+  id: z.string(),
+  ts: z.number(),
+  serverId: ServerId,
+  serverName: z.string(),
+  tool: z.string(),
+  args: JsonObject,
+  durationMs: z.number(),
+  outcome: z.enum(['ok', 'tool-error', 'rpc-error', 'timeout', 'transport-error', 'cancelled']),
+  error: z.string().optional(),
+  traceSeq: z.number().optional(),
+});
+
+export const SavedCall = z.object({
+  id: z.string(),
+  name: z.string().trim().min(1, 'name must not be empty').max(200),
+  /** The collection: the server's name (stable across ids). */
+  serverName: z.string(),
+  tool: z.string().min(1),
+  args: JsonObject,
+  savedAt: z.number(),
+});
+
+export const AppSettings = z.object({
+  /** Record tool-call argument values in the audit (keys are always recorded). */
+  auditArgumentValues: z.boolean(),
+});
+
 export const DiscoveredConfig = z.object({
   client: z.string(),
   path: z.string(),
@@ -183,6 +216,8 @@ export const CallToolResult = z.object({
   serverId: ServerId,
   tool: z.string(),
   durationMs: z.number(),
+  /** The trace event of the request, to jump to its exchange in the Traffic view. */
+  traceSeq: z.number().optional(),
   /** The server's result, as it arrived (content blocks, structuredContent, isError). */
   result: JsonObject,
 });
@@ -219,6 +254,7 @@ export const TraceQuery = z
     cursor: z.number().int().min(0).optional(),
     order: z.enum(['asc', 'desc']).optional(),
     limit: z.number().int().min(1).max(5000).optional(),
+    source: TraceSource.optional(),
   })
   .strict();
 
@@ -248,10 +284,54 @@ export const methods = {
         serverId: ServerId.optional(),
         args: JsonObject.default({}),
         timeoutMs: z.number().int().min(1).max(3_600_000).optional(),
+        /** Restart the timeout whenever a progress notification arrives. */
+        resetTimeoutOnProgress: z.boolean().default(true),
+        /** Chosen by the caller, so it can follow progress (`callProgress`) and cancel (`cancelCall`). */
+        callId: z.string().min(1).max(64).optional(),
       })
       .strict(),
     result: CallToolResult,
   },
+  /** Cancels a call in flight: the SDK sends notifications/cancelled (legacy) or aborts the request (modern). */
+  cancelCall: { args: z.object({ callId: z.string().min(1).max(64) }).strict(), result: z.object({ cancelled: z.boolean() }) },
+  /** Calls made in this run, newest first, with arguments and outcome. */
+  listHistory: { args: z.object({ limit: z.number().int().min(1).max(1000).default(200) }).strict().default({ limit: 200 }), result: z.array(HistoryEntry) },
+  listSavedCalls: { args: z.object({ serverName: z.string().optional() }).strict().default({}), result: z.array(SavedCall) },
+  saveCall: { args: SavedCall.omit({ id: true, savedAt: true }).strict(), result: SavedCall },
+  deleteSavedCall: { args: z.object({ id: z.string() }).strict(), result: z.object({ deleted: z.boolean() }) },
+  /** The arguments last used with a tool (namespaced name), to pre-fill its form. */
+  lastToolInput: { args: z.object({ tool: z.string() }).strict(), result: z.object({ args: JsonObject.optional() }) },
+  getPrompt: {
+    args: z.object({ name: z.string().min(1), serverId: ServerId.optional(), args: z.record(z.string(), z.string()).default({}) }).strict(),
+    result: z.object({ serverId: ServerId, name: z.string(), result: JsonObject, durationMs: z.number() }),
+  },
+  readResource: {
+    args: z.object({ serverId: ServerId, uri: z.string().min(1).max(10_000) }).strict(),
+    result: z.object({ serverId: ServerId, uri: z.string(), result: JsonObject, durationMs: z.number() }),
+  },
+  complete: {
+    args: z
+      .object({
+        serverId: ServerId,
+        ref: z.discriminatedUnion('type', [z.object({ type: z.literal('ref/prompt'), name: z.string() }), z.object({ type: z.literal('ref/resource'), uri: z.string() })]),
+        argument: z.object({ name: z.string(), value: z.string() }),
+        context: z.object({ arguments: z.record(z.string(), z.string()) }).optional(),
+      })
+      .strict(),
+    result: z.object({ values: z.array(z.string()), total: z.number().optional(), hasMore: z.boolean().optional() }),
+  },
+  subscribeResource: { args: z.object({ serverId: ServerId, uri: z.string(), subscribe: z.boolean() }).strict(), result: z.object({ subscribed: z.boolean() }) },
+  /** `logging/setLevel` (legacy era; the modern era sets the level per request). */
+  setLogLevel: { args: z.object({ serverId: ServerId, level: LogLevel }).strict(), result: z.object({ level: LogLevel }) },
+  /** The whole trace as a file: JSONL (everything) or HAR (HTTP exchanges). */
+  traceExport: { args: z.object({ format: z.enum(['jsonl', 'har']), source: TraceSource.optional() }).strict(), result: z.object({ filename: z.string(), mimeType: z.string(), text: z.string() }) },
+  /** Opens a JSONL trace read-only; query it with `source`. */
+  traceImport: {
+    args: z.object({ name: z.string().max(500), text: z.string().max(512 * 1024 * 1024) }).strict(),
+    result: z.object({ source: TraceSource, events: z.number(), servers: z.array(z.object({ id: z.string(), name: z.string() })), problems: z.array(z.object({ line: z.number(), message: z.string() })) }),
+  },
+  getSettings: { args: NoArgs, result: AppSettings },
+  updateSettings: { args: AppSettings.partial().strict(), result: AppSettings },
   recentLogs: { args: NoArgs, result: z.object({ lines: z.array(LogLine) }) },
   updateServer: { args: z.object({ id: ServerId, config: ServerConfigInput }).strict(), result: ServerStatus },
   duplicateServer: { args: ById, result: ServerStatus },
@@ -277,9 +357,9 @@ export const methods = {
     result: z.object({ events: z.array(TraceEventShape), nextCursor: z.number().optional(), total: z.number() }),
   },
   /** One event whole: its full payload even when the stored body is a preview. */
-  traceEvent: { args: z.object({ seq: z.number().int().min(1) }).strict(), result: z.object({ event: TraceEventShape, payload: z.unknown() }) },
+  traceEvent: { args: z.object({ seq: z.number().int().min(1), source: TraceSource.optional() }).strict(), result: z.object({ event: TraceEventShape, payload: z.unknown() }) },
   /** Full snapshots (all time buckets) of one server or all. */
-  snapshots: { args: z.object({ server: ServerId.optional() }).strict().default({}), result: z.array(SnapshotShape) },
+  snapshots: { args: z.object({ server: ServerId.optional(), source: TraceSource.optional() }).strict().default({}), result: z.array(SnapshotShape) },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {
@@ -289,6 +369,10 @@ export const events = {
   traceBatch: z.object({ events: z.array(TraceEventShape), total: z.number() }),
   /** A server's snapshot with only its most recent time buckets, throttled. */
   snapshot: SnapshotShape,
+  /** Progress notifications of a call started with a callId. */
+  callProgress: z.object({ callId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
+  /** A subscribed resource changed (notifications/resources/updated). */
+  resourceUpdated: z.object({ serverId: ServerId, uri: z.string(), ts: z.number() }),
 } as const satisfies Record<EventName, z.ZodType>;
 
 // Compile-time proof that names.ts and the schemas list the same things.
@@ -321,6 +405,10 @@ export type LastCheck = z.output<typeof LastCheck>;
 export type AuditRecord = z.output<typeof AuditRecord>;
 export type ClientFormat = z.output<typeof ClientFormat>;
 export type PromptEntry = z.output<typeof PromptEntry>;
+export type HistoryEntry = z.output<typeof HistoryEntry>;
+export type SavedCall = z.output<typeof SavedCall>;
+export type AppSettings = z.output<typeof AppSettings>;
+export type LogLevel = z.output<typeof LogLevel>;
 export type ErrorKind = NonNullable<ServerStatus['errorKind']>;
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */

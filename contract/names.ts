@@ -28,9 +28,24 @@ export const METHOD_NAMES = [
   'discoverConfigs',
   'readConfigFile',
   'listAudit',
+  'cancelCall',
+  'listHistory',
+  'listSavedCalls',
+  'saveCall',
+  'deleteSavedCall',
+  'lastToolInput',
+  'getPrompt',
+  'readResource',
+  'complete',
+  'subscribeResource',
+  'setLogLevel',
+  'traceExport',
+  'traceImport',
+  'getSettings',
+  'updateSettings',
 ] as const;
 
-export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot'] as const;
+export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated'] as const;
 
 export type MethodName = (typeof METHOD_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

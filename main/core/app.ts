@@ -8,6 +8,7 @@ import { FileAuditLog, MemoryAuditLog, type AuditLog } from './audit/audit-log';
 import { ConnectionManager } from './connection/manager';
 import { createDispatcher, type Dispatch, type Handlers } from './dispatcher';
 import { EventHub } from './events';
+import { callHandlers } from './handlers/calls';
 import { catalogHandlers } from './handlers/catalog';
 import type { CoreContext } from './handlers/context';
 import { serverHandlers } from './handlers/servers';
@@ -46,6 +47,9 @@ export function createCore(options: CoreOptions): Core {
       onStatus: (status) => events.emit('serverState', status),
       onStderrLine: (serverId, line) => logs.write({ serverId, source: 'stderr', level: 'info', text: line }),
       onError: (serverId, message) => logs.app('error', message, serverId),
+      onServerLog: (serverId, level, logger, data) =>
+        logs.write({ serverId, source: 'server', level: LOG_LEVELS[level] ?? 'info', text: `${logger ? `[${logger}] ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}` }),
+      onResourceUpdated: (serverId, uri) => events.emit('resourceUpdated', { serverId, uri, ts: Date.now() }),
     },
     record: trace.record,
     now: trace.now,
@@ -56,13 +60,25 @@ export function createCore(options: CoreOptions): Core {
   for (const config of options.settings.read().servers) connections.add(config);
 
   const ctx: CoreContext = { settings: options.settings, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version };
+  const trace$ = traceHandlers(ctx);
   const handlers: Handlers = {
     appInfo: async () => ({ name: 'Switchboard', version: options.version, carrier: options.carrier, platform: process.platform, node: process.versions.node }),
     recentLogs: async () => ({ lines: logs.history() }),
     listAudit: async ({ limit, serverId }) => audit.list({ limit, serverId }),
+    getSettings: async () => ({ auditArgumentValues: options.settings.read().auditArgumentValues }),
+    updateSettings: async (patch) => {
+      const settings = { ...options.settings.read(), ...patch };
+      options.settings.write(settings);
+      return { auditArgumentValues: settings.auditArgumentValues };
+    },
     ...serverHandlers(ctx),
     ...catalogHandlers(ctx),
-    ...traceHandlers(ctx),
+    ...callHandlers(ctx),
+    traceQuery: trace$.traceQuery,
+    traceEvent: trace$.traceEvent,
+    snapshots: trace$.snapshots,
+    traceExport: trace$.traceExport,
+    traceImport: trace$.traceImport,
   };
 
   return {
@@ -76,9 +92,22 @@ export function createCore(options: CoreOptions): Core {
       await connections.closeAll();
       logs.flush();
       trace.close();
+      trace$.closeImports();
     },
   };
 }
+
+/** MCP's eight syslog levels, folded onto the log view's four. */
+const LOG_LEVELS: Record<string, 'debug' | 'info' | 'warning' | 'error'> = {
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warning: 'warning',
+  error: 'error',
+  critical: 'error',
+  alert: 'error',
+  emergency: 'error',
+};
 
 function defaultAudit(settings: SettingsStore): AuditLog {
   return settings.location.startsWith('(') ? new MemoryAuditLog() : new FileAuditLog(join(dirname(settings.location), 'audit.jsonl'));

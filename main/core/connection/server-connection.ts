@@ -34,6 +34,10 @@ export interface ConnectionObserver {
   onError(serverId: string, message: string): void;
   /** A server's lists changed (after connect, or on list_changed). */
   onListsChanged?(serverId: string): void;
+  /** notifications/message from the server. */
+  onServerLog?(serverId: string, level: string, logger: string | undefined, data: unknown): void;
+  /** notifications/resources/updated for a subscribed resource. */
+  onResourceUpdated?(serverId: string, uri: string): void;
 }
 
 export interface ConnectionDeps {
@@ -163,11 +167,20 @@ export class ServerConnection {
     }
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: { timeoutMs?: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs?: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal; resetTimeoutOnProgress?: boolean } = {},
+  ): Promise<Record<string, unknown>> {
     return this.withClient('tools/call', false, async (client, defaultTimeout) => {
       const result = await client.callTool(
         { name, arguments: args },
-        { timeout: options.timeoutMs ?? defaultTimeout, onprogress: options.onprogress, resetTimeoutOnProgress: options.onprogress !== undefined, signal: options.signal },
+        {
+          timeout: options.timeoutMs ?? defaultTimeout,
+          onprogress: options.onprogress,
+          resetTimeoutOnProgress: options.onprogress !== undefined && options.resetTimeoutOnProgress !== false,
+          signal: options.signal,
+        },
       );
       return result as Record<string, unknown>;
     });
@@ -333,7 +346,7 @@ export class ServerConnection {
         if (key === 'tools' && this.status.state === 'connected') this.setState('connected', { ...this.connectedExtras(), toolCount: items.length });
         this.deps.observer.onListsChanged?.(this.id);
       };
-    return new Client(CLIENT_INFO, {
+    const client = new Client(CLIENT_INFO, {
       capabilities: {},
       versionNegotiation: { mode },
       listChanged: {
@@ -342,6 +355,14 @@ export class ServerConnection {
         resources: { onChanged: onChanged('resources'), debounceMs: 100 },
       },
     });
+    client.setNotificationHandler('notifications/message', (notification) => {
+      const { level, logger, data } = notification.params;
+      this.deps.observer.onServerLog?.(this.id, level, logger, data);
+    });
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      this.deps.observer.onResourceUpdated?.(this.id, notification.params.uri);
+    });
+    return client;
   }
 
   // --------------------------------------------------------------------------------------

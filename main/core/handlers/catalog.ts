@@ -1,11 +1,9 @@
 /** Handlers for the namespaced catalog and tool calls (with the call audit). */
-import type { AuditRecord } from '../../../contract';
 import { buildCatalog, resolveName, type Catalog } from '../catalog/catalog';
-import { classifyError } from '../connection/errors';
-import type { Handlers } from '../dispatcher';
+import { CoreError, type Handlers } from '../dispatcher';
 import { findConnection, type CoreContext } from './context';
 
-type CatalogHandlers = Pick<Handlers, 'listTools' | 'listPrompts' | 'listResources' | 'toolCollisions' | 'callTool'>;
+type CatalogHandlers = Pick<Handlers, 'listTools' | 'listPrompts' | 'listResources' | 'toolCollisions' | 'getPrompt' | 'readResource' | 'complete' | 'subscribeResource' | 'setLogLevel'>;
 
 export function currentCatalog(ctx: CoreContext): Catalog {
   return buildCatalog(
@@ -26,35 +24,33 @@ export function catalogHandlers(ctx: CoreContext): CatalogHandlers {
       return { resources: only(catalog.resources, serverId), templates: only(catalog.resourceTemplates, serverId) };
     },
     toolCollisions: async () => currentCatalog(ctx).collisions,
-    callTool: async ({ tool, serverId, args, timeoutMs }) => {
+    getPrompt: async ({ name, serverId, args }) => {
       const catalog = currentCatalog(ctx);
-      const entry = resolveName(catalog.tools, catalog.slugs, tool, 'tool', serverId);
-      const connection = findConnection(ctx, entry.serverId);
+      const entry = resolveName(catalog.prompts, catalog.slugs, name, 'prompt', serverId);
       const started = performance.now();
-      const audit = (outcome: AuditRecord['outcome'], error?: unknown) => {
-        const settings = ctx.settings.read();
-        ctx.audit.append({
-          ts: Date.now(),
-          serverId: entry.serverId,
-          serverName: entry.serverName,
-          tool: entry.originalName,
-          argumentKeys: Object.keys(args),
-          ...(settings.auditArgumentValues ? { arguments: connection.redactor.json(args, true) as Record<string, unknown> } : {}),
-          durationMs: performance.now() - started,
-          outcome,
-          ...(error ? { errorClass: classifyError(error), error: connection.redactor.text(error instanceof Error ? error.message : String(error)) } : {}),
-        });
-      };
-      try {
-        const result = await connection.callTool(entry.originalName, args, { timeoutMs });
-        audit(result.isError === true ? 'tool-error' : 'ok');
-        return { serverId: entry.serverId, tool: entry.name, durationMs: performance.now() - started, result };
-      } catch (error) {
-        const kind = classifyError(error);
-        const isRpc = typeof (error as { code?: unknown }).code === 'number';
-        audit(kind === 'timeout' ? 'timeout' : isRpc ? 'rpc-error' : 'transport-error', error);
-        throw error;
-      }
+      const result = await findConnection(ctx, entry.serverId).withClient('prompts/get', true, (client, timeout) => client.getPrompt({ name: entry.originalName, arguments: args }, { timeout }));
+      return { serverId: entry.serverId, name: entry.name, result: result as Record<string, unknown>, durationMs: performance.now() - started };
+    },
+    readResource: async ({ serverId, uri }) => {
+      const started = performance.now();
+      const result = await findConnection(ctx, serverId).withClient('resources/read', true, (client, timeout) => client.readResource({ uri }, { timeout, cacheMode: 'bypass' }));
+      return { serverId, uri, result: result as Record<string, unknown>, durationMs: performance.now() - started };
+    },
+    complete: async ({ serverId, ref, argument, context }) => {
+      const result = await findConnection(ctx, serverId).withClient('completion/complete', true, (client, timeout) => client.complete({ ref, argument, ...(context ? { context } : {}) }, { timeout }));
+      return { values: result.completion.values, total: result.completion.total, hasMore: result.completion.hasMore };
+    },
+    subscribeResource: async ({ serverId, uri, subscribe }) => {
+      await findConnection(ctx, serverId).withClient(subscribe ? 'resources/subscribe' : 'resources/unsubscribe', true, (client, timeout) =>
+        subscribe ? client.subscribeResource({ uri }, { timeout }) : client.unsubscribeResource({ uri }, { timeout }),
+      );
+      return { subscribed: subscribe };
+    },
+    setLogLevel: async ({ serverId, level }) => {
+      const connection = findConnection(ctx, serverId);
+      if (connection.snapshot().era === 'modern') throw new CoreError('conflict', 'logging/setLevel does not exist in the modern (2026-07-28) era: the level travels with each request.');
+      await connection.withClient('logging/setLevel', true, (client, timeout) => client.setLoggingLevel(level, { timeout }));
+      return { level };
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { copyFileSync, existsSync, renameSync } from 'node:fs';
 import { z } from 'zod';
-import { ServerConfig } from '../../../contract';
+import { JsonObject, SavedCall, ServerConfig } from '../../../contract';
 import { formatIssues } from '../dispatcher';
 
 export const SETTINGS_VERSION = 1;
@@ -16,6 +16,10 @@ export const SettingsSchema = z.object({
   servers: z.array(ServerConfig).default([]),
   /** Record tool-call argument values in the audit (keys are always recorded). */
   auditArgumentValues: z.boolean().default(false),
+  /** Named calls, grouped by server name. */
+  savedCalls: z.array(SavedCall).default([]),
+  /** The arguments last used per tool (namespaced name), to pre-fill its form. */
+  toolInputs: z.record(z.string(), JsonObject).default({}),
 });
 
 export type Settings = z.output<typeof SettingsSchema>;

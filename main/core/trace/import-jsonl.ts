@@ -39,6 +39,11 @@ export interface ImportedTrace {
 
 export async function readJsonlTrace(path: string, onEvent?: (event: TraceEvent) => void): Promise<ImportedTrace> {
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  return parseJsonlTrace(lines, path, onEvent);
+}
+
+/** The same from lines already in hand (an upload in the UI). */
+export async function parseJsonlTrace(lines: AsyncIterable<string> | Iterable<string>, path: string, onEvent?: (event: TraceEvent) => void): Promise<ImportedTrace> {
   let header: TraceHeader | undefined;
   const events: TraceEvent[] = [];
   const problems: ImportedTrace['problems'] = [];

@@ -125,7 +125,7 @@ export class TraceStore {
   append(input: TraceEventInput): TraceEvent {
     if (this.closed) throw new Error('trace store is closed');
     const index = this.count;
-    const event = { ...input, seq: index + 1, ts: input.ts ?? this.now() } as TraceEvent;
+    const event = { ...input, seq: index + 1, ts: input.ts ?? this.now() } as TraceEvent; // an imported event's old seq is replaced
     if (event.body !== undefined && (event.bytes ?? 0) > this.previewBytes) this.storeBlob(event);
 
     this.tsCol.push(event.ts);
