@@ -1,28 +1,40 @@
 import '@mantine/core/styles.css';
+import '@mantine/spotlight/styles.css';
+import '@mantine/notifications/styles.css';
 import './app/app.css';
 import { MantineProvider, createTheme } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiContext } from './api/context';
 import { connectApi } from './api/carrier';
 import { App } from './app/App';
+import { LiveContext } from './state/live';
+import { SnapshotStore } from './state/snapshot-store';
+import { TraceBuffer } from './state/trace-buffer';
 
-const theme = createTheme({ primaryColor: 'indigo', fontFamilyMonospace: 'ui-monospace, SFMono-Regular, Menlo, monospace' });
+const theme = createTheme({ primaryColor: 'indigo', fontFamilyMonospace: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' });
 const root = createRoot(document.getElementById('root')!);
 
-connectApi()
-  .then(({ api, kind, onDisconnect }) => {
-    root.render(
-      <StrictMode>
-        <MantineProvider theme={theme} defaultColorScheme="auto">
-          <ApiContext.Provider value={api}>
+async function start(): Promise<void> {
+  const { api, kind, onDisconnect } = await connectApi();
+  const live = { trace: new TraceBuffer(api), snapshots: new SnapshotStore(api) };
+  await Promise.all([live.trace.start(), live.snapshots.start()]);
+  root.render(
+    <StrictMode>
+      <MantineProvider theme={theme} defaultColorScheme="auto">
+        <Notifications position="bottom-right" />
+        <ApiContext.Provider value={api}>
+          <LiveContext.Provider value={live}>
             <App carrier={kind} onDisconnect={onDisconnect} />
-          </ApiContext.Provider>
-        </MantineProvider>
-      </StrictMode>,
-    );
-  })
-  .catch((error: Error) => {
-    document.body.dataset.appState = 'error';
-    root.render(<p style={{ padding: 24, fontFamily: 'sans-serif' }}>{error.message}</p>);
-  });
+          </LiveContext.Provider>
+        </ApiContext.Provider>
+      </MantineProvider>
+    </StrictMode>,
+  );
+}
+
+start().catch((error: Error) => {
+  document.body.dataset.appState = 'error';
+  root.render(<p style={{ padding: 24, fontFamily: 'sans-serif' }}>{error.message}</p>);
+});

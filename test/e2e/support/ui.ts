@@ -6,8 +6,9 @@ export function shellQuote(words: string[]): string {
 }
 
 export async function addServer(page: Page, server: { name: string; command?: string; url?: string }): Promise<void> {
+  await page.getByTestId('add-server-open').click();
   const form = page.getByTestId('add-server-form');
-  await form.getByText(server.url ? 'URL' : 'stdio', { exact: true }).click();
+  await form.getByText(server.url ? 'URL (HTTP)' : 'stdio (command)', { exact: true }).click();
   await form.getByTestId('add-server-name').fill(server.name);
   if (server.url) await form.getByTestId('add-server-url').fill(server.url);
   else await form.getByTestId('add-server-command').fill(server.command ?? '');

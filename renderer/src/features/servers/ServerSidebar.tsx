@@ -1,78 +1,218 @@
-import { ActionIcon, Badge, Button, Divider, Group, ScrollArea, Stack, Text, Tooltip } from '@mantine/core';
-import type { ServerStatus } from '../../../../contract';
+/** The server list: live state, era, and everything you do to a server. */
+import { ActionIcon, Badge, Button, Group, Menu, Modal, ScrollArea, Stack, Text, Tooltip } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useEffect, useState } from 'react';
+import type { ClientFormat, ServerConfig, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
-import { AddServerForm } from './AddServerForm';
+import { copyText } from '../../components/download';
+import { navigation, useNavigation } from '../../state/navigation';
+import { ImportModal } from './ImportModal';
+import { ServerForm } from './ServerForm';
 
-function stateLabel(server: ServerStatus): string {
-  if (server.state === 'error') return `error: ${server.error ?? 'unknown'}`;
-  return server.state;
+/** Re-renders every second while something counts down. */
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+export function stateLabel(server: ServerStatus, now: number): string {
+  switch (server.state) {
+    case 'connected':
+      return `connected · ${server.era ?? ''} era${server.protocolVersion ? ` · ${server.protocolVersion}` : ''}`;
+    case 'reconnecting': {
+      const seconds = server.nextAttemptAt ? Math.max(0, Math.ceil((server.nextAttemptAt - now) / 1000)) : 0;
+      return `reconnecting in ${seconds} s (attempt ${server.attempt ?? '?'})${server.error ? ` — ${server.error}` : ''}`;
+    }
+    case 'error':
+      return `error: ${server.error ?? 'unknown'}`;
+    case 'disconnected':
+      return server.reason ? `disconnected: ${server.reason}` : 'disconnected';
+    default:
+      return server.state;
+  }
 }
 
 export function ServerSidebar({ servers, onChanged }: { servers: ServerStatus[]; onChanged(): void }) {
   const api = useApi();
+  const [adding, setAdding] = useState(false);
+  const [importing, setImporting] = useState(false);
+  const [editing, setEditing] = useState<ServerConfig | null>(null);
+
   return (
     <Stack h="100%" gap="sm">
-      <Text fw={600} size="sm">
-        Servers
-      </Text>
+      <Group justify="space-between">
+        <Text fw={600} size="sm">
+          Servers
+        </Text>
+        <Group gap={6}>
+          <Button size="compact-xs" variant="light" onClick={() => setImporting(true)} data-testid="import-open">
+            Import
+          </Button>
+          <Button size="compact-xs" onClick={() => setAdding(true)} data-testid="add-server-open">
+            Add server
+          </Button>
+        </Group>
+      </Group>
       <ScrollArea style={{ flex: 1 }}>
         <Stack gap={6} data-testid="server-list">
           {servers.length === 0 && (
             <Text size="xs" c="dimmed">
-              No servers yet. Add one below.
+              No servers yet. Add one, or import the ones your other MCP clients use.
             </Text>
           )}
           {servers.map((server) => (
-            <Stack key={server.id} gap={4} p={6} data-testid="server-item" data-server-name={server.name} data-state={server.state} style={{ borderRadius: 6, border: '1px solid var(--mantine-color-default-border)' }}>
-              <Group gap={8} wrap="nowrap">
-                <Tooltip label={stateLabel(server)} multiline maw={300}>
-                  <span className={`state-dot state-${server.state}`} aria-label={server.state} />
-                </Tooltip>
-                <Text size="sm" fw={500} truncate style={{ flex: 1 }}>
-                  {server.name}
-                </Text>
-                {server.era && (
-                  <Tooltip label={`Protocol ${server.protocolVersion ?? 'unknown'}`}>
-                    <Badge size="xs" variant="outline" data-testid="server-era">
-                      {server.era}
-                    </Badge>
-                  </Tooltip>
-                )}
-                <ActionIcon
-                  size="sm"
-                  variant="subtle"
-                  color="red"
-                  aria-label={`Remove ${server.name}`}
-                  onClick={() => api.removeServer({ id: server.id }).then(onChanged)}
-                >
-                  ×
-                </ActionIcon>
-              </Group>
-              <Group gap={6}>
-                <Text size="xs" c="dimmed" className="mono" truncate style={{ flex: 1 }}>
-                  {server.config.target.type === 'stdio' ? server.config.target.command : server.config.target.url}
-                </Text>
-                {server.state === 'connected' || server.state === 'connecting' ? (
-                  <Button size="compact-xs" variant="light" onClick={() => api.disconnectServer({ id: server.id })}>
-                    Disconnect
-                  </Button>
-                ) : (
-                  <Button size="compact-xs" variant="light" onClick={() => api.connectServer({ id: server.id })} data-testid="server-connect">
-                    Connect
-                  </Button>
-                )}
-              </Group>
-              {server.state === 'error' && server.error && (
-                <Text size="xs" c="red" className="pre-wrap" data-testid="server-error">
-                  {server.error}
-                </Text>
-              )}
-            </Stack>
+            <ServerItem key={server.id} server={server} onChanged={onChanged} onEdit={() => setEditing(server.config)} />
           ))}
         </Stack>
       </ScrollArea>
-      <Divider label="Add a server" labelPosition="left" />
-      <AddServerForm onAdded={onChanged} />
+      <Modal opened={adding} onClose={() => setAdding(false)} title="Add a server" size="md">
+        <ServerForm
+          submitLabel="Add and connect"
+          onSubmit={async (input) => {
+            const added = await api.addServer(input);
+            setAdding(false);
+            onChanged();
+            if (!added.config.disabled) await api.connectServer({ id: added.id });
+          }}
+        />
+      </Modal>
+      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={`Edit ${editing?.name ?? ''}`} size="md">
+        {editing && (
+          <ServerForm
+            initial={editing}
+            submitLabel="Save"
+            onSubmit={async (input) => {
+              await api.updateServer({ id: editing.id, config: input });
+              setEditing(null);
+              onChanged();
+            }}
+          />
+        )}
+      </Modal>
+      <ImportModal opened={importing} onClose={() => setImporting(false)} onImported={onChanged} />
+    </Stack>
+  );
+}
+
+function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onChanged(): void; onEdit(): void }) {
+  const api = useApi();
+  const nav = useNavigation();
+  const now = useNow(server.state === 'reconnecting');
+  const [testing, setTesting] = useState(false);
+  const selected = nav.serverId === server.id;
+  const check = server.config.lastCheck;
+  const target = server.config.target;
+
+  const act = (what: string, run: () => Promise<unknown>) => () =>
+    run().then(onChanged, (e: Error) => notifications.show({ color: 'red', title: `${what} failed`, message: e.message }));
+
+  const copyAs = (format: ClientFormat) =>
+    act('Copy', async () => {
+      const { text } = await api.exportServers({ ids: [server.id], format });
+      await copyText(text);
+      notifications.show({ title: 'Copied', message: `${server.name} as ${format} JSON is on the clipboard.` });
+    })();
+
+  return (
+    <Stack
+      gap={4}
+      p={6}
+      data-testid="server-item"
+      data-server-name={server.name}
+      data-server-id={server.id}
+      data-state={server.state}
+      onClick={() => navigation.selectServer(selected ? undefined : server.id)}
+      style={{
+        borderRadius: 6,
+        cursor: 'pointer',
+        border: `1px solid ${selected ? 'var(--mantine-primary-color-filled)' : 'var(--mantine-color-default-border)'}`,
+      }}
+    >
+      <Group gap={8} wrap="nowrap">
+        <Tooltip label={stateLabel(server, now)} multiline maw={320} withinPortal>
+          <span className={`state-dot state-${server.state}`} aria-label={server.state} data-testid="server-state-dot" />
+        </Tooltip>
+        <Text size="sm" fw={500} truncate style={{ flex: 1 }}>
+          {server.name}
+        </Text>
+        {server.era && (
+          <Tooltip label={`Protocol ${server.protocolVersion ?? 'unknown'}`}>
+            <Badge size="xs" variant="outline" data-testid="server-era">
+              {server.era} {server.protocolVersion}
+            </Badge>
+          </Tooltip>
+        )}
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <ActionIcon size="sm" variant="subtle" aria-label={`Actions for ${server.name}`} onClick={(e) => e.stopPropagation()} data-testid="server-menu">
+              ⋯
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown onClick={(e) => e.stopPropagation()}>
+            {server.state === 'connected' || server.state === 'connecting' || server.state === 'reconnecting' ? (
+              <Menu.Item onClick={act('Disconnect', () => api.disconnectServer({ id: server.id }))}>Disconnect</Menu.Item>
+            ) : (
+              <Menu.Item disabled={server.config.disabled} onClick={act('Connect', () => api.connectServer({ id: server.id }))}>
+                Connect
+              </Menu.Item>
+            )}
+            <Menu.Item
+              data-testid="server-test"
+              onClick={() => {
+                setTesting(true);
+                act('Test connection', () => api.testServer({ id: server.id }))().finally(() => setTesting(false));
+              }}
+            >
+              Test connection
+            </Menu.Item>
+            <Menu.Item onClick={() => navigation.showTraffic({ kind: 'server', serverId: server.id })}>Show traffic</Menu.Item>
+            <Menu.Divider />
+            <Menu.Item onClick={onEdit}>Edit…</Menu.Item>
+            <Menu.Item onClick={act('Duplicate', () => api.duplicateServer({ id: server.id }))}>Duplicate</Menu.Item>
+            <Menu.Sub>
+              <Menu.Sub.Target>
+                <Menu.Sub.Item>Copy config as</Menu.Sub.Item>
+              </Menu.Sub.Target>
+              <Menu.Sub.Dropdown>
+                <Menu.Item onClick={() => copyAs('mcpServers')}>mcpServers (Claude, Cursor)</Menu.Item>
+                <Menu.Item onClick={() => copyAs('vscode')}>VS Code</Menu.Item>
+                <Menu.Item onClick={() => copyAs('switchboard')}>Switchboard</Menu.Item>
+              </Menu.Sub.Dropdown>
+            </Menu.Sub>
+            <Menu.Divider />
+            <Menu.Item color="red" onClick={act('Remove', () => api.removeServer({ id: server.id }))} data-testid="server-remove">
+              Remove
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      </Group>
+      <Text size="xs" c="dimmed" className="mono" truncate>
+        {target.type === 'stdio' ? [target.command, ...target.args].join(' ') : target.url}
+      </Text>
+      {server.state === 'reconnecting' && (
+        <Text size="xs" c="yellow.7" data-testid="server-reconnecting" data-attempt={server.attempt}>
+          {stateLabel(server, now)}
+        </Text>
+      )}
+      {server.state === 'error' && server.error && (
+        <Text size="xs" c="red" className="pre-wrap" data-testid="server-error">
+          {server.error}
+        </Text>
+      )}
+      {(testing || check) && (
+        <Text size="xs" c={testing ? 'dimmed' : check?.ok ? 'green' : 'red'} data-testid="server-last-check" data-ok={check?.ok}>
+          {testing
+            ? 'Testing…'
+            : check?.ok
+              ? `✓ Test passed ${new Date(check.at).toLocaleTimeString()}: ${check.toolCount} tools, ${check.era} ${check.protocolVersion ?? ''} (${check.durationMs.toFixed(0)} ms)`
+              : `✗ Test failed ${check ? new Date(check.at).toLocaleTimeString() : ''}: ${check?.error ?? ''}`}
+        </Text>
+      )}
     </Stack>
   );
 }

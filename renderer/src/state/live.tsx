@@ -1,0 +1,30 @@
+/** The live stores (trace buffer, snapshots), created once per window and shared by the views. */
+import { createContext, useContext, useSyncExternalStore } from 'react';
+import type { SnapshotStore } from './snapshot-store';
+import type { TraceBuffer } from './trace-buffer';
+
+export interface LiveStores {
+  trace: TraceBuffer;
+  snapshots: SnapshotStore;
+}
+
+export const LiveContext = createContext<LiveStores | null>(null);
+
+function useLive(): LiveStores {
+  const live = useContext(LiveContext);
+  if (!live) throw new Error('useLive outside LiveContext');
+  return live;
+}
+
+/** The trace buffer; the component re-renders on its throttled tick. */
+export function useTraceBuffer(): TraceBuffer {
+  const { trace } = useLive();
+  useSyncExternalStore(trace.subscribe, trace.getVersion);
+  return trace;
+}
+
+export function useSnapshotStore(): SnapshotStore {
+  const { snapshots } = useLive();
+  useSyncExternalStore(snapshots.subscribe, snapshots.getVersion);
+  return snapshots;
+}

@@ -1,0 +1,62 @@
+/**
+ * Which view is showing, and requests from one view to another ("show this exchange in
+ * Traffic", "filter Traffic to this second", "open this tool"). A tiny store outside React,
+ * read with useSyncExternalStore, so views stay decoupled: they publish intents, not props.
+ */
+import { useSyncExternalStore } from 'react';
+
+export const VIEWS = ['tools', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs'] as const;
+export type View = (typeof VIEWS)[number];
+
+export type TrafficFocus =
+  | { kind: 'seq'; seq: number }
+  | { kind: 'time'; fromTs: number; toTs: number; servers?: string[] }
+  | { kind: 'server'; serverId: string };
+
+export interface NavigationState {
+  view: View;
+  /** A request for the Traffic view, consumed when it shows. `nonce` makes repeated requests distinct. */
+  traffic?: TrafficFocus & { nonce: number };
+  /** A tool to select in the Tools view. */
+  tool?: { name: string; nonce: number };
+  /** The trace the Traffic/Charts/Timeline views read: live, or an imported file (read-only). */
+  source: { id: string; name: string };
+  /** The server the sidebar has selected (filters views that offer per-server scope). */
+  serverId?: string;
+}
+
+let state: NavigationState = { view: 'tools', source: { id: 'live', name: 'Live' } };
+const listeners = new Set<() => void>();
+let nonce = 0;
+
+function set(patch: Partial<NavigationState>): void {
+  state = { ...state, ...patch };
+  for (const listener of listeners) listener();
+}
+
+export const navigation = {
+  get: () => state,
+  subscribe(listener: () => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+  show(view: View): void {
+    set({ view });
+  },
+  showTraffic(focus: TrafficFocus): void {
+    set({ view: 'traffic', traffic: { ...focus, nonce: ++nonce } });
+  },
+  openTool(name: string): void {
+    set({ view: 'tools', tool: { name, nonce: ++nonce } });
+  },
+  selectServer(serverId: string | undefined): void {
+    set({ serverId });
+  },
+  useSource(source: { id: string; name: string }): void {
+    set({ source });
+  },
+};
+
+export function useNavigation(): NavigationState {
+  return useSyncExternalStore(navigation.subscribe, navigation.get);
+}

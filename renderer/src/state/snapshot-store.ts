@@ -1,0 +1,45 @@
+/**
+ * Per-server snapshots on the renderer side: full snapshots on start, then throttled pushes
+ * whose recent time buckets are merged into the history the charts plot.
+ */
+import type { SwitchboardApi } from '../../../contract/client';
+import type { ServerSnapshot, TimeBucket } from '../../../contract/trace';
+
+const KEEP_BUCKETS = 15 * 60;
+
+export class SnapshotStore {
+  readonly snapshots = new Map<string, ServerSnapshot>();
+  version = 0;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly api: SwitchboardApi) {}
+
+  async start(): Promise<() => void> {
+    const off = this.api.on('snapshot', (snapshot) => this.merge(snapshot));
+    for (const snapshot of await this.api.snapshots()) this.snapshots.set(snapshot.server, snapshot);
+    this.changed();
+    return off;
+  }
+
+  merge(update: ServerSnapshot): void {
+    const previous = this.snapshots.get(update.server);
+    const buckets: TimeBucket[] = previous ? previous.buckets.filter((b) => !update.buckets.some((u) => u.t === b.t)) : [];
+    buckets.push(...update.buckets);
+    buckets.sort((a, b) => a.t - b.t);
+    if (buckets.length > KEEP_BUCKETS) buckets.splice(0, buckets.length - KEEP_BUCKETS);
+    this.snapshots.set(update.server, { ...update, buckets });
+    this.changed();
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getVersion = (): number => this.version;
+
+  private changed(): void {
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
+}

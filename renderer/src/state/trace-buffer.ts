@@ -1,0 +1,90 @@
+/**
+ * The live trace on the renderer side: events arrive in batches (a few a second) and are kept
+ * here, outside React state, in a bounded window. Views read it on a throttled tick, so a
+ * flood of 20,000 events is a handful of renders, not 20,000. Older events are paged from
+ * main with `traceQuery` when a view scrolls past the window.
+ */
+import type { SwitchboardApi } from '../../../contract/client';
+import type { TraceEvent } from '../../../contract/trace';
+
+export const WINDOW = 200_000;
+const TICK_MS = 200;
+
+export class TraceBuffer {
+  /** Oldest first; at most WINDOW. */
+  events: TraceEvent[] = [];
+  /** Events main holds (the window may hold fewer). */
+  total = 0;
+  /** Increments on every change, for useSyncExternalStore. */
+  version = 0;
+  paused = false;
+  private pendingWhilePaused: TraceEvent[] = [];
+  private readonly listeners = new Set<() => void>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly api: SwitchboardApi) {}
+
+  /** Loads the most recent window, then follows live batches. */
+  async start(): Promise<() => void> {
+    const off = this.api.on('traceBatch', ({ events, total }) => this.receive(events, total));
+    const page = await this.api.traceQuery({ order: 'desc', limit: 5000 });
+    const known = new Set(this.events.map((e) => e.seq));
+    this.events = [...page.events.reverse().filter((e) => !known.has(e.seq)), ...this.events].sort((a, b) => a.seq - b.seq);
+    this.total = Math.max(this.total, page.total);
+    this.changed();
+    return off;
+  }
+
+  receive(events: TraceEvent[], total: number): void {
+    this.total = Math.max(this.total, total);
+    if (this.paused) {
+      // Paused means the view holds still; nothing is lost, it is applied on resume.
+      this.pendingWhilePaused.push(...events);
+      return;
+    }
+    this.append(events);
+  }
+
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    if (!paused && this.pendingWhilePaused.length) {
+      const pending = this.pendingWhilePaused;
+      this.pendingWhilePaused = [];
+      this.append(pending);
+    } else this.changed();
+  }
+
+  get pendingCount(): number {
+    return this.pendingWhilePaused.length;
+  }
+
+  /** Clears the view (not the trace in main). */
+  reset(): void {
+    this.events = [];
+    this.pendingWhilePaused = [];
+    this.changed();
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getVersion = (): number => this.version;
+
+  private append(events: TraceEvent[]): void {
+    for (const event of events) this.events.push(event);
+    if (this.events.length > WINDOW) this.events.splice(0, this.events.length - WINDOW);
+    this.changed();
+  }
+
+  /** Throttled: many batches within TICK_MS are one notification. */
+  private changed(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.version++;
+      for (const listener of this.listeners) listener();
+    }, TICK_MS);
+  }
+}
