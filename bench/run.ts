@@ -14,10 +14,14 @@
  * then the sides alternate in rounds (ABBA order: U,T then T,U, ...) so drift hits both equally.
  * A round's ratio is tracked time / untracked time; the reported ratio is the median of the
  * per-round ratios (the total-time ratio is printed too). The last line is `overhead_ratio=<x>`,
- * the worst median ratio of the three transport workloads.
+ * the worst median ratio of the three transport workloads. Client-process CPU time is printed
+ * too: it is what the tracking adds, without the server's share of each round trip.
  *
- * Knobs (env): BENCH_CALLS (1000 per round), BENCH_ROUNDS (5), BENCH_WARMUP (300),
- * BENCH_FLOOD (20000 per round), BENCH_FLOOD_ROUNDS (5), BENCH_STORE_EVENTS (1000000),
+ * Many short rounds rather than a few long ones: on a shared 2-core machine, bursts of outside
+ * load then spoil a few rounds (which the median ignores) instead of one side's whole half.
+ *
+ * Knobs (env): BENCH_CALLS (500 per round), BENCH_ROUNDS (10), BENCH_WARMUP (300),
+ * BENCH_FLOOD (10000 per round), BENCH_FLOOD_ROUNDS (10), BENCH_STORE_EVENTS (1000000),
  * BENCH_ONLY (comma list of workloads), BENCH_DEADLINE_MS (230000),
  * BENCH_CLIENT_NODE_ARGS (extra node flags for the client processes, e.g. "--cpu-prof").
  */
@@ -39,11 +43,11 @@ const num = (name: string, fallback: number): number => {
 };
 
 const CONFIG = {
-  calls: num('BENCH_CALLS', 1000),
-  rounds: Math.max(1, num('BENCH_ROUNDS', 5)),
+  calls: num('BENCH_CALLS', 500),
+  rounds: Math.max(1, num('BENCH_ROUNDS', 10)),
   warmup: num('BENCH_WARMUP', 300),
-  flood: Math.max(1000, num('BENCH_FLOOD', 20_000)),
-  floodRounds: Math.max(1, num('BENCH_FLOOD_ROUNDS', 5)),
+  flood: Math.max(1000, num('BENCH_FLOOD', 10_000)),
+  floodRounds: Math.max(1, num('BENCH_FLOOD_ROUNDS', 10)),
   storeEvents: num('BENCH_STORE_EVENTS', 1_000_000),
   deadlineMs: num('BENCH_DEADLINE_MS', 230_000),
   only: new Set((process.env['BENCH_ONLY'] ?? 'json,sse,flood,store').split(',').map((s) => s.trim())),
@@ -335,6 +339,7 @@ function printStore(s: StoreResult & { wallMs: number }): void {
   console.log(`trace store: ${int(s.events)} events appended (window ${int(s.windowSize)}), size=${int(s.size)} ${s.size === s.events ? 'OK' : 'MISMATCH'}`);
   console.log(`  append throughput  ${int(s.eventsPerSec)} events/s (${f(s.appendMs, 0)} ms appending, ${f((s.appendMs * 1000) / s.events, 2)} µs/event; ${f(s.wallMs / 1000, 1)} s wall incl. event generation)`);
   console.log(`  heap used          ${mb(s.before.heapUsed)} → ${mb(s.after.heapUsed)} (+${mb(s.after.heapUsed - s.before.heapUsed)})${s.gcAvailable ? ', after global.gc()' : ', gc NOT exposed'}`);
+  console.log(`  array buffers      ${mb(s.before.arrayBuffers)} → ${mb(s.after.arrayBuffers)} (+${mb(s.after.arrayBuffers - s.before.arrayBuffers)}; the typed-array index lives here, off the V8 heap)`);
   console.log(`  rss                ${mb(s.before.rss)} → ${mb(s.after.rss)} (+${mb(s.after.rss - s.before.rss)})`);
   console.log(`  indexBytes()       ${mb(s.indexBytes)} (${f(s.indexBytes / s.events, 1)} B/event)`);
 }

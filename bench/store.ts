@@ -15,8 +15,8 @@ export interface StoreResult {
   appendMs: number;
   eventsPerSec: number;
   gcAvailable: boolean;
-  before: { heapUsed: number; rss: number };
-  after: { heapUsed: number; rss: number };
+  before: Memory;
+  after: Memory;
   indexBytes: number;
 }
 
@@ -30,9 +30,15 @@ const collect = (): void => {
     gc();
   }
 };
-const memory = (): { heapUsed: number; rss: number } => {
+/** `arrayBuffers`: off-heap backing stores, where the store's typed-array index lives. */
+export interface Memory {
+  heapUsed: number;
+  arrayBuffers: number;
+  rss: number;
+}
+const memory = (): Memory => {
   const m = process.memoryUsage();
-  return { heapUsed: m.heapUsed, rss: m.rss };
+  return { heapUsed: m.heapUsed, arrayBuffers: m.arrayBuffers, rss: m.rss };
 };
 
 const SESSION = '3f1c7a52-9d0e-4b8a-a5c1-2f4e6d8b0a17';

@@ -9,15 +9,15 @@ import { navigation, useNavigation } from '../../state/navigation';
 import { ImportModal } from './ImportModal';
 import { ServerForm } from './ServerForm';
 
-/** Re-renders every second while something counts down. */
+/** The current time, re-rendering twice a second while something counts down. */
 function useNow(active: boolean): number {
-  const [now, setNow] = useState(Date.now());
+  const [, setTick] = useState(0);
   useEffect(() => {
     if (!active) return;
-    const timer = setInterval(() => setNow(Date.now()), 500);
+    const timer = setInterval(() => setTick((t) => t + 1), 500);
     return () => clearInterval(timer);
   }, [active]);
-  return now;
+  return Date.now();
 }
 
 export function stateLabel(server: ServerStatus, now: number): string {
@@ -195,7 +195,7 @@ function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onCha
         {target.type === 'stdio' ? [target.command, ...target.args].join(' ') : target.url}
       </Text>
       {server.state === 'reconnecting' && (
-        <Text size="xs" c="yellow.7" data-testid="server-reconnecting" data-attempt={server.attempt}>
+        <Text size="xs" c="yellow.7" data-testid="server-reconnecting" data-attempt={server.attempt} data-delay-ms={server.nextAttemptAt ? server.nextAttemptAt - server.since : undefined}>
           {stateLabel(server, now)}
         </Text>
       )}

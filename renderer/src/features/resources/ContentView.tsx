@@ -1,0 +1,196 @@
+/**
+ * One piece of server content, rendered by type: text (with copy), JSON (tree + raw), raster
+ * images inline, audio inline, anything else as a download. Used by Resources (read results)
+ * and Prompts (embedded resources, image content). All of it is hostile input: text only,
+ * SVG never inline, downloads typed as generic binary.
+ */
+import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
+import { useMemo, useState } from 'react';
+import { JsonTree } from '../../components/JsonTree';
+import { copyText, downloadText } from '../../components/download';
+import { base64Size, downloadBase64, fileNameFor, formatBytes, inlineAudioSrc, inlineImageSrc } from './binary';
+import classes from './resources.module.css';
+
+const TEXT_CLIP = 200_000;
+
+export interface ContentItem {
+  uri?: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+}
+
+/** Reads `{uri, mimeType, text|blob}` out of an unknown value (a server's content entry). */
+export function asContentItem(value: unknown): ContentItem | null {
+  if (!value || typeof value !== 'object') return null;
+  const v = value as Record<string, unknown>;
+  const item: ContentItem = {};
+  if (typeof v.uri === 'string') item.uri = v.uri;
+  if (typeof v.mimeType === 'string') item.mimeType = v.mimeType;
+  if (typeof v.text === 'string') item.text = v.text;
+  if (typeof v.blob === 'string') item.blob = v.blob;
+  if (item.text === undefined && item.blob === undefined) return null;
+  return item;
+}
+
+export function isJsonMime(mimeType: string | undefined): boolean {
+  const mime = (mimeType ?? '').split(';')[0]!.trim().toLowerCase();
+  return mime === 'application/json' || mime === 'text/json' || mime.endsWith('+json');
+}
+
+/** Parses text as JSON when the type says JSON, or when it looks like an object/array and parses. */
+export function parseJsonText(text: string, mimeType: string | undefined): { ok: true; value: unknown } | null {
+  const trimmed = text.trim();
+  if (!trimmed) return null;
+  if (!isJsonMime(mimeType) && !/^[[{]/.test(trimmed)) return null;
+  if (trimmed.length > 20_000_000) return null;
+  try {
+    return { ok: true, value: JSON.parse(trimmed) as unknown };
+  } catch {
+    return null;
+  }
+}
+
+export function ContentItemView({ item, testId = 'resource-content' }: { item: ContentItem; testId?: string }) {
+  if (item.text !== undefined) return <TextContent item={item} text={item.text} testId={testId} />;
+  return <BlobContent item={item} data={item.blob ?? ''} testId={testId} />;
+}
+
+function Header({ item, kind, size, children }: { item: ContentItem; kind: string; size: string; children?: React.ReactNode }) {
+  return (
+    <Group gap={6} wrap="nowrap" justify="space-between">
+      <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+        {item.uri !== undefined && (
+          <Tooltip label={<span className={classes.hostile}>{item.uri.slice(0, 2000)}</span>} multiline maw={520} openDelay={400}>
+            <Text size="xs" className={`mono ${classes.oneLine}`} data-testid="content-uri">
+              {item.uri.slice(0, 500)}
+            </Text>
+          </Tooltip>
+        )}
+        <Badge size="xs" variant="light" color="gray" style={{ flex: 'none' }} data-testid="content-mime">
+          {(item.mimeType ?? 'no mimeType').slice(0, 80)}
+        </Badge>
+        <Badge size="xs" variant="outline" color="gray" style={{ flex: 'none' }}>
+          {kind}
+        </Badge>
+        <Text size="xs" c="dimmed" style={{ flex: 'none' }}>
+          {size}
+        </Text>
+      </Group>
+      <Group gap={4} wrap="nowrap" style={{ flex: 'none' }}>
+        {children}
+      </Group>
+    </Group>
+  );
+}
+
+function TextContent({ item, text, testId }: { item: ContentItem; text: string; testId: string }) {
+  const json = useMemo(() => parseJsonText(text, item.mimeType), [text, item.mimeType]);
+  const [mode, setMode] = useState<'tree' | 'raw'>('tree');
+  const [copied, setCopied] = useState(false);
+  const copy = () => {
+    void copyText(text).then(() => {
+      setCopied(true);
+      setTimeout(() => setCopied(false), 1200);
+    });
+  };
+  const kind = json ? 'json' : 'text';
+  return (
+    <Paper withBorder p="xs" radius="sm" data-testid={testId} data-kind={kind}>
+      <Stack gap={6}>
+        <Header item={item} kind={kind} size={`${text.length.toLocaleString()} chars`}>
+          {json && (
+            <SegmentedControl
+              size="xs"
+              value={mode}
+              onChange={(v) => setMode(v as 'tree' | 'raw')}
+              data={[
+                { value: 'tree', label: 'Tree' },
+                { value: 'raw', label: 'Raw' },
+              ]}
+              data-testid="content-json-mode"
+            />
+          )}
+          <Button size="compact-xs" variant="default" onClick={copy} data-testid="content-copy">
+            {copied ? 'Copied' : 'Copy'}
+          </Button>
+          <Button size="compact-xs" variant="default" onClick={() => downloadText(fileNameFor(item.uri ?? 'resource', item.mimeType ?? 'text/plain'), text)}>
+            Save
+          </Button>
+        </Header>
+        {json && mode === 'tree' ? (
+          <div className={classes.jsonBox}>
+            <JsonTree value={json.value} expandDepth={3} testId="content-json" />
+          </div>
+        ) : (
+          <ClippedText text={text} />
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+export function ClippedText({ text, testId = 'content-text' }: { text: string; testId?: string }) {
+  const [full, setFull] = useState(false);
+  const clipped = !full && text.length > TEXT_CLIP;
+  return (
+    <>
+      <pre className={`${classes.pre} ${classes.hostile}`} data-testid={testId}>
+        {clipped ? text.slice(0, TEXT_CLIP) : text}
+      </pre>
+      {clipped && (
+        <Button size="compact-xs" variant="subtle" onClick={() => setFull(true)} style={{ alignSelf: 'flex-start' }}>
+          Show all ({(text.length - TEXT_CLIP).toLocaleString()} more characters)
+        </Button>
+      )}
+    </>
+  );
+}
+
+function BlobContent({ item, data, testId }: { item: ContentItem; data: string; testId: string }) {
+  const image = inlineImageSrc(item.mimeType, data);
+  const audio = image ? null : inlineAudioSrc(item.mimeType, data);
+  const [error, setError] = useState<string | null>(null);
+  const [broken, setBroken] = useState(false);
+  const size = formatBytes(base64Size(data));
+  const isSvg = /svg/i.test(item.mimeType ?? '');
+  const kind = image && !broken ? 'image' : audio ? 'audio' : 'binary';
+  const download = () => {
+    try {
+      setError(null);
+      downloadBase64(fileNameFor(item.uri ?? 'resource', item.mimeType), data);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <Paper withBorder p="xs" radius="sm" data-testid={testId} data-kind={kind}>
+      <Stack gap={6}>
+        <Header item={item} kind={kind} size={size}>
+          <Button size="compact-xs" variant="default" onClick={download} data-testid="content-download">
+            Download
+          </Button>
+        </Header>
+        {image && !broken && <img src={image} alt={`${item.mimeType ?? 'image'} content`} className={classes.image} onError={() => setBroken(true)} data-testid="content-image" />}
+        {image && broken && (
+          <Text size="xs" c="orange">
+            The data does not decode as {item.mimeType}. Download it to inspect the bytes.
+          </Text>
+        )}
+        {audio && <audio controls src={audio} data-testid="content-audio" />}
+        {!image && !audio && (
+          <Text size="xs" c="dimmed" data-testid="content-binary">
+            {isSvg
+              ? 'SVG is not shown inline (it is a document that can carry scripts and links). Download it to inspect it.'
+              : `Binary content (${size}). Download it to open it with another program.`}
+          </Text>
+        )}
+        {error && (
+          <Text size="xs" c="red">
+            {error}
+          </Text>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
