@@ -55,6 +55,16 @@ export const ServerTarget = z.discriminatedUnion('type', [StdioTarget, HttpTarge
 
 export const ProtocolEraSetting = z.enum(['auto', 'legacy', 'modern']);
 
+export const ElicitationPolicy = z.enum(['ask', 'accept-defaults', 'decline', 'cancel', 'off']);
+export const SamplingPolicy = z.enum(['ask', 'reject', 'off']);
+export const RootEntry = z.object({
+  uri: z
+    .string()
+    .trim()
+    .refine((u) => /^file:\/\//.test(u) || /^[a-z][a-z0-9+.-]*:/i.test(u), 'a root must be a URI such as file:///home/me/project'),
+  name: z.string().max(200).optional(),
+});
+
 const seconds = (field: string, min: number, max: number) =>
   z
     .number({ error: `${field} must be a number of seconds` })
@@ -81,6 +91,12 @@ export const ServerConfigInput = z.object({
   /** Disconnect after this long without use; the next use reconnects. 0 turns it off. */
   idleTimeoutSec: z.union([z.literal(0), seconds('idleTimeoutSec', 10, 86_400)]).default(0),
   disabled: z.boolean().default(false),
+  /** How elicitation requests are answered: a dialog, automatically, or not offered at all. */
+  elicitation: ElicitationPolicy.default('ask'),
+  /** How sampling requests are answered (no model is called: a person writes the reply). */
+  sampling: SamplingPolicy.default('ask'),
+  /** The roots this server may see (roots/list). Empty: the capability is not declared. */
+  roots: z.array(RootEntry).default([]),
 });
 
 /** The result of the last "Test connection": a real initialize + list, never a guess. */
@@ -170,6 +186,38 @@ export const AuditRecord = z.object({
 });
 
 export const ClientFormat = z.enum(['mcpServers', 'vscode', 'switchboard']);
+
+/** A request a server made of the client, waiting for a person (or a policy) to answer. */
+export const PendingRequest = z.object({
+  id: z.string(),
+  serverId: ServerId,
+  serverName: z.string(),
+  kind: z.enum(['elicitation-form', 'elicitation-url', 'sampling']),
+  /** The request's params as the server sent them (hostile text: render as text). */
+  params: JsonObject,
+  era: z.enum(['legacy', 'modern']),
+  /** The tool call this request belongs to, when it can be told. */
+  call: z.object({ tool: z.string(), callId: z.string().optional() }).optional(),
+  receivedAt: z.number(),
+  deadline: z.number(),
+});
+
+export const RequestAnswer = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('elicitation'), action: z.enum(['accept', 'decline', 'cancel']), content: JsonObject.optional() }),
+  z.object({
+    kind: z.literal('sampling'),
+    action: z.enum(['approve', 'reject']),
+    result: z
+      .object({
+        model: z.string().min(1),
+        stopReason: z.string().optional(),
+        role: z.literal('assistant').default('assistant'),
+        content: z.union([JsonObject, z.array(JsonObject)]),
+      })
+      .optional(),
+    reason: z.string().optional(),
+  }),
+]);
 
 export const LogLevel = z.enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
@@ -330,6 +378,12 @@ export const methods = {
     args: z.object({ name: z.string().max(500), text: z.string().max(512 * 1024 * 1024) }).strict(),
     result: z.object({ source: TraceSource, events: z.number(), servers: z.array(z.object({ id: z.string(), name: z.string() })), problems: z.array(z.object({ line: z.number(), message: z.string() })) }),
   },
+  listPendingRequests: { args: NoArgs, result: z.array(PendingRequest) },
+  answerRequest: { args: z.object({ id: z.string(), answer: RequestAnswer }).strict(), result: z.object({ answered: z.boolean() }) },
+  /** Replaces a server's roots and tells the server (notifications/roots/list_changed, legacy era). */
+  setRoots: { args: z.object({ serverId: ServerId, roots: z.array(RootEntry) }).strict(), result: ServerStatus },
+  /** Opens an http(s) URL outside the app after the user consented: the system browser in Electron; in browser mode the page opens it itself (`opened: false`). */
+  openExternal: { args: z.object({ url: z.string().max(8192) }).strict(), result: z.object({ opened: z.boolean() }) },
   getSettings: { args: NoArgs, result: AppSettings },
   updateSettings: { args: AppSettings.partial().strict(), result: AppSettings },
   recentLogs: { args: NoArgs, result: z.object({ lines: z.array(LogLine) }) },
@@ -371,6 +425,10 @@ export const events = {
   snapshot: SnapshotShape,
   /** Progress notifications of a call started with a callId. */
   callProgress: z.object({ callId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
+  requestPending: PendingRequest,
+  requestResolved: z.object({ id: z.string(), outcome: z.enum(['answered', 'policy', 'timeout', 'cancelled-by-server', 'connection-closed']), action: z.string().optional() }),
+  /** notifications/elicitation/complete for a URL-mode elicitation. */
+  elicitationComplete: z.object({ serverId: ServerId, elicitationId: z.string(), ts: z.number() }),
   /** A subscribed resource changed (notifications/resources/updated). */
   resourceUpdated: z.object({ serverId: ServerId, uri: z.string(), ts: z.number() }),
 } as const satisfies Record<EventName, z.ZodType>;
@@ -409,6 +467,8 @@ export type HistoryEntry = z.output<typeof HistoryEntry>;
 export type SavedCall = z.output<typeof SavedCall>;
 export type AppSettings = z.output<typeof AppSettings>;
 export type LogLevel = z.output<typeof LogLevel>;
+export type PendingRequest = z.output<typeof PendingRequest>;
+export type RequestAnswer = z.output<typeof RequestAnswer>;
 export type ErrorKind = NonNullable<ServerStatus['errorKind']>;
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */

@@ -41,11 +41,15 @@ export const METHOD_NAMES = [
   'setLogLevel',
   'traceExport',
   'traceImport',
+  'listPendingRequests',
+  'answerRequest',
+  'setRoots',
+  'openExternal',
   'getSettings',
   'updateSettings',
 ] as const;
 
-export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated'] as const;
+export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete'] as const;
 
 export type MethodName = (typeof METHOD_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

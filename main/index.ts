@@ -4,7 +4,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BrowserWindow, app, dialog, ipcMain, protocol } from 'electron';
+import { BrowserWindow, app, dialog, ipcMain, protocol, shell } from 'electron';
 import { createCore, type Core } from './core/app';
 import { forwardEvents, originOf, registerIpc, trustedSenderCheck } from './adapters/electron/ipc';
 import { installAppProtocol, registerScheme } from './adapters/electron/protocol';
@@ -68,7 +68,8 @@ if (!app.requestSingleInstanceLock()) {
 
 function start(): void {
   const settings = new ElectronSettingsStore(app.getPath('userData'));
-  core = createCore({ settings, carrier: 'electron', version: app.getVersion() });
+  // URLs reach here only after core's scheme check (https, or http on loopback).
+  core = createCore({ settings, carrier: 'electron', version: app.getVersion(), openExternal: (url) => shell.openExternal(url).then(() => true) });
   const running = core;
 
   installAppProtocol(protocol, RENDERER_DIR);

@@ -9,6 +9,8 @@ import { ConnectionManager } from './connection/manager';
 import { createDispatcher, type Dispatch, type Handlers } from './dispatcher';
 import { EventHub } from './events';
 import { callHandlers } from './handlers/calls';
+import { requestHandlers, type OpenExternal } from './handlers/requests';
+import { RequestBroker } from './requests/broker';
 import { catalogHandlers } from './handlers/catalog';
 import type { CoreContext } from './handlers/context';
 import { serverHandlers } from './handlers/servers';
@@ -26,6 +28,10 @@ export interface CoreOptions {
   audit?: AuditLog;
   /** Tests only: the reconnect backoff's base delay (default 1 s). */
   backoffBaseMs?: number;
+  /** Opens a URL in the system browser (Electron); absent in browser mode, where the page opens it. */
+  openExternal?: OpenExternal;
+  /** Values merged over elicitation defaults when answered by policy (CLI --elicitation-answer). */
+  elicitationAnswers?: Record<string, unknown>;
 }
 
 export interface Core {
@@ -42,6 +48,7 @@ export function createCore(options: CoreOptions): Core {
   const events = new EventHub();
   const logs = new LogBus(events);
   const trace = new TraceHub(events, options.trace);
+  const broker = new RequestBroker(events, trace.record);
   const connections = new ConnectionManager({
     observer: {
       onStatus: (status) => events.emit('serverState', status),
@@ -50,7 +57,10 @@ export function createCore(options: CoreOptions): Core {
       onServerLog: (serverId, level, logger, data) =>
         logs.write({ serverId, source: 'server', level: LOG_LEVELS[level] ?? 'info', text: `${logger ? `[${logger}] ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}` }),
       onResourceUpdated: (serverId, uri) => events.emit('resourceUpdated', { serverId, uri, ts: Date.now() }),
+      onElicitationComplete: (serverId, elicitationId) => events.emit('elicitationComplete', { serverId, elicitationId, ts: Date.now() }),
     },
+    broker,
+    elicitationAnswers: options.elicitationAnswers,
     record: trace.record,
     now: trace.now,
     backoffBaseMs: options.backoffBaseMs,
@@ -74,6 +84,7 @@ export function createCore(options: CoreOptions): Core {
     ...serverHandlers(ctx),
     ...catalogHandlers(ctx),
     ...callHandlers(ctx),
+    ...requestHandlers(ctx, broker, options.openExternal),
     traceQuery: trace$.traceQuery,
     traceEvent: trace$.traceEvent,
     snapshots: trace$.snapshots,

@@ -1,5 +1,7 @@
 /** Argument parsing for the CLI: server selection flags shared by every command. */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ServerConfigInput } from '../../../contract';
 import { splitCommandLine } from '../../../contract/command-line';
 import { parseServerFile } from '../../core/config/import';
@@ -28,7 +30,38 @@ export const SERVER_OPTIONS = {
   stdio: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
+  elicitation: { type: 'string' },
+  'elicitation-answer': { type: 'string' },
+  sampling: { type: 'string' },
+  root: { type: 'string', multiple: true },
 } as const;
+
+export interface PolicyFlags {
+  elicitation?: string;
+  'elicitation-answer'?: string;
+  sampling?: string;
+  root?: string[];
+}
+
+/**
+ * What a scripted run answers when a server asks: nobody is there to answer a dialog, so the
+ * defaults are decline (elicitation) and reject (sampling) — a run never hangs on a question.
+ */
+export function policiesFromFlags(flags: PolicyFlags): {
+  elicitation: 'accept-defaults' | 'decline' | 'cancel' | 'off';
+  sampling: 'reject' | 'off';
+  roots: { uri: string; name?: string }[];
+  elicitationAnswers?: Record<string, unknown>;
+} {
+  const elicitation = flags.elicitation ?? 'decline';
+  if (!['accept-defaults', 'decline', 'cancel', 'off'].includes(elicitation)) throw new UsageError(`--elicitation must be accept-defaults, decline, cancel or off, not "${elicitation}".`);
+  const sampling = flags.sampling ?? 'reject';
+  if (!['reject', 'off'].includes(sampling)) throw new UsageError(`--sampling must be reject or off, not "${sampling}" (the CLI calls no model).`);
+  const elicitationAnswers = flags['elicitation-answer'] === undefined ? undefined : parseJsonObject(flags['elicitation-answer'], '--elicitation-answer');
+  if (elicitationAnswers && elicitation !== 'accept-defaults') throw new UsageError('--elicitation-answer needs --elicitation accept-defaults.');
+  const roots = (flags.root ?? []).map((path) => ({ uri: /^[a-z][a-z0-9+.-]*:/i.test(path) ? path : pathToFileURL(resolve(path)).href, name: path }));
+  return { elicitation: elicitation as never, sampling: sampling as never, roots, elicitationAnswers };
+}
 
 /** The servers a command talks to: from --config (optionally narrowed by --server), or one --url / --stdio. */
 export function serversFromFlags(flags: ServerFlags): ServerConfigInput[] {

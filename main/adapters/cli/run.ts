@@ -19,7 +19,7 @@ import { MemorySettingsStore } from '../../core/store/settings';
 import { buildHar } from '../../core/trace/export-har';
 import { jsonlLines } from '../../core/trace/export-jsonl';
 import { readJsonlTrace } from '../../core/trace/import-jsonl';
-import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, serversFromFlags } from './args';
+import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags } from './args';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -43,6 +43,12 @@ Server flags:
   --url URL            one HTTP server; --transport http|sse|auto (default http)
   --header "K: V"      an HTTP header for --url (repeatable)
   --stdio "CMD ARGS"   one stdio server
+
+When a server asks (nobody is there to answer a dialog):
+  --elicitation accept-defaults|decline|cancel|off   default: decline
+  --elicitation-answer JSON   values merged over the form's defaults (with accept-defaults)
+  --sampling reject|off                              default: reject
+  --root PATH          a root the server may see (repeatable)
 
 Exit codes: 0 ok, 2 usage or config error, 3 auth required, 4 unreachable,
             5 tool or JSON-RPC error, 6 timeout.`;
@@ -97,11 +103,12 @@ function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: st
 async function connectAll(flags: Record<string, unknown>, io: CliIo, options: { quiet?: boolean } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
   const servers = serversFromFlags(flags);
   if (servers.length === 0) throw new UsageError('No servers to connect to.');
-  const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: io.version });
+  const { elicitationAnswers, ...policies } = policiesFromFlags(flags);
+  const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: io.version, elicitationAnswers });
   const ids: string[] = [];
   for (const server of servers) {
     // A one-shot command: no background retries or heartbeats.
-    const reply = await core.dispatch('addServer', { ...server, retries: 0, pingIntervalSec: 0 });
+    const reply = await core.dispatch('addServer', { ...server, retries: 0, pingIntervalSec: 0, ...policies });
     if (!reply.ok) {
       await core.shutdown();
       throw new UsageError(`server "${server.name}": ${reply.error.message}`);

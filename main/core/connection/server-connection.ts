@@ -10,7 +10,9 @@
  */
 import {
   Client,
+  ProtocolError,
   StreamableHTTPClientTransport,
+  type ClientCapabilities,
   type Prompt,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
@@ -19,6 +21,8 @@ import {
 } from '@modelcontextprotocol/client';
 import type { ConnectionState, LastCheck, ServerConfig, ServerStatus } from '../../../contract';
 import type { TraceEventInput } from '../../../contract/trace';
+import type { RequestBroker } from '../requests/broker';
+import { missingRequired, withDefaults, type RequestedSchema } from '../requests/elicitation';
 import { Redactor } from '../trace/redact';
 import { describeConnectError, httpStatusOf, retryDecision } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
@@ -38,6 +42,8 @@ export interface ConnectionObserver {
   onServerLog?(serverId: string, level: string, logger: string | undefined, data: unknown): void;
   /** notifications/resources/updated for a subscribed resource. */
   onResourceUpdated?(serverId: string, uri: string): void;
+  /** notifications/elicitation/complete for a URL-mode elicitation. */
+  onElicitationComplete?(serverId: string, elicitationId: string): void;
 }
 
 export interface ConnectionDeps {
@@ -48,6 +54,10 @@ export interface ConnectionDeps {
   baseFetch?: TransportContext['baseFetch'];
   /** For tests: the backoff schedule's base (default 1 s). */
   backoffBaseMs?: number;
+  /** Where server-initiated requests wait for a person (policy `ask`). */
+  broker?: RequestBroker;
+  /** Values merged over the schema's defaults when elicitation is answered by policy (CLI --elicitation-answer). */
+  elicitationAnswers?: Record<string, unknown>;
 }
 
 export interface ServerLists {
@@ -84,6 +94,8 @@ export class ServerConnection {
   private idleTimer: NodeJS.Timeout | undefined;
   private missedPings = 0;
   private idle = false;
+  /** Tool calls in flight, so a server's question can be tied to the call that caused it. */
+  private readonly activeCalls = new Map<symbol, { tool: string; callId?: string }>();
 
   constructor(
     public config: ServerConfig,
@@ -170,7 +182,35 @@ export class ServerConnection {
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { timeoutMs?: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal; resetTimeoutOnProgress?: boolean } = {},
+    options: { timeoutMs?: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal; resetTimeoutOnProgress?: boolean; callId?: string } = {},
+  ): Promise<Record<string, unknown>> {
+    const token = Symbol(name);
+    this.activeCalls.set(token, { tool: name, callId: options.callId });
+    try {
+      return await this.callToolNow(name, args, options);
+    } finally {
+      this.activeCalls.delete(token);
+    }
+  }
+
+  /** Replaces the roots and tells a legacy-era server they changed. */
+  async setRoots(roots: ServerConfig['roots']): Promise<void> {
+    const hadRoots = this.config.roots.length > 0;
+    this.config = { ...this.config, roots };
+    if (!this.client || this.status.state !== 'connected') return;
+    // Declared capabilities are fixed at connect: going from none to some needs a reconnect.
+    if (!hadRoots && roots.length > 0) {
+      await this.teardown(true);
+      await this.attempt();
+      return;
+    }
+    if (this.status.era === 'legacy') await this.client.sendRootsListChanged().catch(() => undefined);
+  }
+
+  private async callToolNow(
+    name: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs?: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal; resetTimeoutOnProgress?: boolean },
   ): Promise<Record<string, unknown>> {
     return this.withClient('tools/call', false, async (client, defaultTimeout) => {
       const result = await client.callTool(
@@ -347,7 +387,7 @@ export class ServerConnection {
         this.deps.observer.onListsChanged?.(this.id);
       };
     const client = new Client(CLIENT_INFO, {
-      capabilities: {},
+      capabilities: this.capabilities(),
       versionNegotiation: { mode },
       listChanged: {
         tools: { onChanged: onChanged('tools'), debounceMs: 100 },
@@ -362,7 +402,86 @@ export class ServerConnection {
     client.setNotificationHandler('notifications/resources/updated', (notification) => {
       this.deps.observer.onResourceUpdated?.(this.id, notification.params.uri);
     });
+    this.installRequestHandlers(client);
     return client;
+  }
+
+  // --------------------------------------------------------------------------------------
+  // When the server asks
+
+  /** Only what the policies support is declared. */
+  private capabilities(): ClientCapabilities {
+    const caps: ClientCapabilities = {};
+    if (this.config.elicitation !== 'off') caps.elicitation = { form: {}, url: {} };
+    if (this.config.sampling !== 'off') caps.sampling = { tools: {} };
+    if (this.config.roots.length > 0) caps.roots = { listChanged: true };
+    return caps;
+  }
+
+  private installRequestHandlers(client: Client): void {
+    const era = () => (client.getProtocolEra() === 'modern' ? 'modern' : 'legacy') as 'legacy' | 'modern';
+    const call = () => {
+      const calls = [...this.activeCalls.values()];
+      return calls.length === 1 ? calls[0] : undefined;
+    };
+    const base = () => ({ serverId: this.id, serverName: this.config.name, era: era(), call: call() });
+
+    if (this.config.elicitation !== 'off') {
+      client.setRequestHandler('elicitation/create', async (request, ctx) => {
+        const params = request.params as Record<string, unknown> & { mode?: string; requestedSchema?: RequestedSchema };
+        const kind = params.mode === 'url' ? 'elicitation-url' : 'elicitation-form';
+        const policy = this.config.elicitation;
+        if (policy === 'decline' || policy === 'cancel') {
+          this.deps.broker?.answeredByPolicy({ ...base(), kind, params }, policy);
+          return { action: policy };
+        }
+        if (policy === 'accept-defaults') {
+          if (kind === 'elicitation-url') {
+            this.deps.broker?.answeredByPolicy({ ...base(), kind, params }, 'decline (a URL needs a person to open it)');
+            return { action: 'decline' };
+          }
+          const schema = params.requestedSchema ?? {};
+          const content = withDefaults(schema, this.deps.elicitationAnswers);
+          const missing = missingRequired(schema, content);
+          if (missing.length) {
+            const why = `decline: required field${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ha${missing.length > 1 ? 've' : 's'} no default and no supplied answer`;
+            this.deps.observer.onError(this.id, `${this.config.name}: elicitation ${why}`);
+            this.deps.broker?.answeredByPolicy({ ...base(), kind, params }, why);
+            return { action: 'decline' };
+          }
+          this.deps.broker?.answeredByPolicy({ ...base(), kind, params }, 'accept with defaults');
+          return { action: 'accept', content: content as Record<string, string | number | boolean | string[]> };
+        }
+        if (!this.deps.broker) return { action: 'decline' };
+        const answer = await this.deps.broker.ask({ ...base(), kind, params }, { signal: ctx.mcpReq.signal });
+        if (answer.kind !== 'elicitation') return { action: 'cancel' };
+        if (answer.action !== 'accept' || kind === 'elicitation-url') return { action: answer.action };
+        return { action: 'accept', content: withDefaults(params.requestedSchema ?? {}, answer.content) as Record<string, string | number | boolean | string[]> };
+      });
+    }
+
+    if (this.config.sampling !== 'off') {
+      client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
+        const params = request.params as unknown as Record<string, unknown>;
+        if (this.config.sampling === 'reject' || !this.deps.broker) {
+          this.deps.broker?.answeredByPolicy({ ...base(), kind: 'sampling', params }, 'reject');
+          throw new ProtocolError(-1, 'The user rejected the sampling request (Switchboard policy: reject).');
+        }
+        const answer = await this.deps.broker.ask({ ...base(), kind: 'sampling', params }, { signal: ctx.mcpReq.signal });
+        if (answer.kind !== 'sampling' || answer.action !== 'approve' || !answer.result) {
+          throw new ProtocolError(-1, `The user rejected the sampling request${answer.kind === 'sampling' && answer.reason ? `: ${answer.reason}` : '.'}`);
+        }
+        return { role: 'assistant', model: answer.result.model, stopReason: answer.result.stopReason, content: answer.result.content } as never;
+      });
+    }
+
+    if (this.config.roots.length > 0) {
+      client.setRequestHandler('roots/list', async () => ({ roots: this.config.roots.map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })) }));
+    }
+
+    client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
+      this.deps.observer.onElicitationComplete?.(this.id, notification.params.elicitationId);
+    });
   }
 
   // --------------------------------------------------------------------------------------
@@ -378,6 +497,7 @@ export class ServerConnection {
 
   /** A live connection was lost: heal it if the user wants it, else say so. */
   private dropped(reason: string): void {
+    this.deps.broker?.abandon(this.id);
     this.lists = EMPTY_LISTS;
     this.deps.observer.onListsChanged?.(this.id);
     this.deps.observer.onError(this.id, `${this.config.name}: ${reason}`);
@@ -471,6 +591,7 @@ export class ServerConnection {
 
   private async teardown(endSession: boolean): Promise<void> {
     this.stopTimers();
+    this.deps.broker?.abandon(this.id);
     const { client, transport } = this;
     this.client = undefined;
     this.transport = undefined;

@@ -67,6 +67,7 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
           timeoutMs,
           signal: controller.signal,
           resetTimeoutOnProgress,
+          callId,
           onprogress: callId ? (p) => ctx.events.emit('callProgress', { callId, progress: p.progress, total: p.total, message: p.message }) : undefined,
         });
         const { durationMs, traceSeq } = finish(result.isError === true ? 'tool-error' : 'ok');
