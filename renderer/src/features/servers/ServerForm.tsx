@@ -48,6 +48,9 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
     idleTimeoutSec: initial?.idleTimeoutSec ?? 0,
   });
   const [disabled, setDisabled] = useState(initial?.disabled ?? false);
+  const [elicitation, setElicitation] = useState(initial?.elicitation ?? 'ask');
+  const [sampling, setSampling] = useState(initial?.sampling ?? 'ask');
+  const [roots, setRoots] = useState((initial?.roots ?? []).map((r) => r.uri).join('\n'));
   const [description, setDescription] = useState(initial?.description ?? '');
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
@@ -65,7 +68,12 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
       } else {
         input = { name, target: { type: 'http', url, transport, headers: parsePairs(headers, ':') } };
       }
-      input = { ...(input as object), era, ...numbers, disabled, ...(description.trim() ? { description: description.trim() } : {}) };
+      const rootList = roots
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean)
+        .map((uri) => ({ uri: uri.startsWith('/') ? `file://${uri}` : uri }));
+      input = { ...(input as object), era, ...numbers, disabled, elicitation, sampling, roots: rootList, ...(description.trim() ? { description: description.trim() } : {}) };
     } catch (e) {
       setError((e as Error).message);
       return;
@@ -171,7 +179,7 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
           allowDeselect={false}
         />
         <Button variant="subtle" size="compact-xs" onClick={() => setAdvanced(!advanced)} data-testid="server-advanced">
-          {advanced ? 'Hide' : 'Show'} timeouts, retries, heartbeat
+          {advanced ? 'Hide' : 'Show'} timeouts, retries, heartbeat, requests from the server
         </Button>
         <Collapse expanded={advanced}>
           <SimpleGrid cols={2} spacing="xs">
@@ -181,6 +189,50 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
             {num('pingIntervalSec', 'Ping every (s)', 0, 300, '0 = off; legacy era only')}
             {num('idleTimeoutSec', 'Idle disconnect (s)', 0, 86400, '0 = never')}
           </SimpleGrid>
+          <SimpleGrid cols={2} spacing="xs" mt="xs">
+            <Select
+              size="xs"
+              label="When it asks for input (elicitation)"
+              value={elicitation}
+              onChange={(v) => setElicitation((v as typeof elicitation) ?? 'ask')}
+              data={[
+                { value: 'ask', label: 'Ask me (dialog)' },
+                { value: 'accept-defaults', label: 'Accept with defaults' },
+                { value: 'decline', label: 'Decline' },
+                { value: 'cancel', label: 'Cancel' },
+                { value: 'off', label: 'Off (capability not declared)' },
+              ]}
+              allowDeselect={false}
+              data-testid="server-elicitation"
+            />
+            <Select
+              size="xs"
+              label="When it asks for a completion (sampling)"
+              value={sampling}
+              onChange={(v) => setSampling((v as typeof sampling) ?? 'ask')}
+              data={[
+                { value: 'ask', label: 'Ask me (I write the reply)' },
+                { value: 'reject', label: 'Reject' },
+                { value: 'off', label: 'Off (capability not declared)' },
+              ]}
+              allowDeselect={false}
+              data-testid="server-sampling"
+            />
+          </SimpleGrid>
+          <Textarea
+            size="xs"
+            mt="xs"
+            label="Roots"
+            description="One folder path or URI per line (file:///…). Empty: the roots capability is not declared."
+            autosize
+            minRows={1}
+            maxRows={5}
+            value={roots}
+            onChange={(e) => setRoots(e.currentTarget.value)}
+            error={Object.entries(fieldErrors).find(([k]) => k.startsWith('roots'))?.[1]}
+            classNames={{ input: 'mono' }}
+            data-testid="server-roots"
+          />
           <TextInput size="xs" mt="xs" label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
           <Checkbox size="xs" mt="xs" label="Disabled (keep the entry, never connect)" checked={disabled} onChange={(e) => setDisabled(e.currentTarget.checked)} />
         </Collapse>
