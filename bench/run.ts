@@ -332,6 +332,8 @@ function printWorkloads(results: WorkloadResult[]): void {
   const ratioRows: string[][] = [['workload', 'per-round ratios (tracked/untracked)', 'median', 'total-time', 'client cpu', 'wall s']];
   for (const r of results) ratioRows.push([r.name, r.roundRatios.map((x) => f(x, 3)).join(' '), f(r.ratio, 3), f(r.totalRatio, 3), f(r.cpuRatio, 3), f(r.wallMs / 1000, 1)]);
   console.log(table(ratioRows));
+  console.log('median: the ratio reported (median of per-round wall-time ratios); total-time: Σ tracked / Σ untracked wall time;');
+  console.log('client cpu: Σ client-process CPU time, tracked / untracked (what the tracking itself costs, without the server\'s share)');
 }
 
 function printStore(s: StoreResult & { wallMs: number }): void {

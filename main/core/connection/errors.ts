@@ -1,4 +1,5 @@
 /** Turns what the SDK and Node throw into sentences a user can act on. */
+import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import type { ErrorKind, ServerTarget } from '../../../contract';
 
 export function describeConnectError(target: ServerTarget, error: unknown): string {
@@ -7,12 +8,15 @@ export function describeConnectError(target: ServerTarget, error: unknown): stri
   if (target.type === 'stdio') {
     if (code === 'ENOENT') return `Command not found: "${target.command}". Check the command name and that it is on PATH.`;
     if (code === 'EACCES') return `Permission denied running "${target.command}".`;
+    // A connection that was up and then dropped did complete the handshake: say what happened instead.
+    if (code === 'CONNECTION_LOST') return `${raw.charAt(0).toUpperCase()}${raw.slice(1)} ("${target.command}"). Its stderr is in Logs.`;
     if (/closed|exit/i.test(raw)) return `The process "${target.command}" exited before completing the MCP handshake (${raw}). Its stderr is in Logs.`;
     return `stdio "${target.command}": ${raw}`;
   }
   if (code === 'ECONNREFUSED') return `Connection refused at ${target.url}: nothing is listening there.`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Host not found for ${target.url} (DNS lookup failed).`;
-  const status = /HTTP (\d{3})/.exec(raw)?.[1] ?? (raw.match(/\b(4\d\d|5\d\d)\b/)?.[1]);
+  // The status the error carries first: a body such as "Service Unavailable" does not repeat the number.
+  const status = httpStatusOf(error) ?? /HTTP (\d{3})/.exec(raw)?.[1] ?? raw.match(/\b(4\d\d|5\d\d)\b/)?.[1];
   if (status) return `${target.url} answered HTTP ${status}: ${raw}`;
   return `${target.url}: ${raw}`;
 }
@@ -37,7 +41,7 @@ export function classifyError(error: unknown): ErrorKind {
   if (code === 'ENOENT' || code === 'EACCES' || code === 'ERR_INVALID_URL') return 'config';
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'UND_ERR_SOCKET') return 'unreachable';
   if (code === 'REQUEST_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timeout';
-  const status = (error as { status?: unknown })?.status;
+  const status = httpStatusOf(error);
   const message = error instanceof Error ? error.message : String(error);
   if (status === 401 || status === 403 || /\b(401|403)\b|unauthori[sz]ed/i.test(message)) return 'auth';
   if (/timed? ?out/i.test(message)) return 'timeout';
@@ -48,6 +52,8 @@ export function classifyError(error: unknown): ErrorKind {
 /** The HTTP status an SDK error carries, if any. */
 export function httpStatusOf(error: unknown): number | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
+    // The SDK turns a 403 `insufficient_scope` challenge into this error, which carries no status.
+    if (e instanceof InsufficientScopeError) return 403;
     const status = (e as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 100 && status < 600) return status;
     const data = (e as { data?: { status?: unknown } }).data;

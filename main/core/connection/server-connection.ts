@@ -11,6 +11,8 @@
 import {
   Client,
   ProtocolError,
+  SdkError,
+  SdkErrorCode,
   StreamableHTTPClientTransport,
   type ClientCapabilities,
   type Prompt,
@@ -188,6 +190,8 @@ export class ServerConnection {
     this.activeCalls.set(token, { tool: name, callId: options.callId });
     try {
       return await this.callToolNow(name, args, options);
+    } catch (error) {
+      throw withElicitationUrls(error);
     } finally {
       this.activeCalls.delete(token);
     }
@@ -213,17 +217,71 @@ export class ServerConnection {
     options: { timeoutMs?: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal; resetTimeoutOnProgress?: boolean },
   ): Promise<Record<string, unknown>> {
     return this.withClient('tools/call', false, async (client, defaultTimeout) => {
-      const result = await client.callTool(
-        { name, arguments: args },
-        {
-          timeout: options.timeoutMs ?? defaultTimeout,
-          onprogress: options.onprogress,
-          resetTimeoutOnProgress: options.onprogress !== undefined && options.resetTimeoutOnProgress !== false,
-          signal: options.signal,
-        },
-      );
-      return result as Record<string, unknown>;
+      const timeout = options.timeoutMs ?? defaultTimeout;
+      const paused = this.status.era === 'legacy' && this.asksPeople() ? this.pausableTimeout(timeout, options) : undefined;
+      try {
+        const result = await client.callTool(
+          { name, arguments: args },
+          paused?.options ?? {
+            timeout,
+            onprogress: options.onprogress,
+            resetTimeoutOnProgress: options.onprogress !== undefined && options.resetTimeoutOnProgress !== false,
+            signal: options.signal,
+          },
+        );
+        return result as Record<string, unknown>;
+      } finally {
+        paused?.dispose();
+      }
     });
+  }
+
+  private asksPeople(): boolean {
+    return this.deps.broker !== undefined && (this.config.elicitation === 'ask' || this.config.sampling === 'ask');
+  }
+
+  /**
+   * Legacy era: a server's questions arrive while its tools/call is open, so the time a person
+   * takes to answer would count against the call's timeout. Here the timeout is kept by us and
+   * stands still while a question of this server waits for an answer (the modern era times each
+   * round trip on its own, so it needs none of this).
+   */
+  private pausableTimeout(limit: number, options: { onprogress?: (p: { progress: number; total?: number; message?: string }) => void; signal?: AbortSignal; resetTimeoutOnProgress?: boolean }) {
+    const broker = this.deps.broker!;
+    const controller = new AbortController();
+    const outer = options.signal;
+    const forward = () => controller.abort(outer?.reason);
+    if (outer?.aborted) forward();
+    else outer?.addEventListener('abort', forward, { once: true });
+    let remaining = limit;
+    let last = Date.now();
+    const timer = setInterval(
+      () => {
+        const now = Date.now();
+        if (!broker.list().some((r) => r.serverId === this.id)) remaining -= now - last;
+        last = now;
+        if (remaining <= 0 && !controller.signal.aborted) controller.abort(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: limit }));
+      },
+      Math.max(10, Math.min(250, limit / 4)),
+    );
+    const reset = options.onprogress !== undefined && options.resetTimeoutOnProgress !== false;
+    const onprogress = options.onprogress;
+    return {
+      options: {
+        timeout: 2_000_000_000,
+        signal: controller.signal,
+        onprogress: onprogress
+          ? (p: { progress: number; total?: number; message?: string }) => {
+              if (reset) remaining = limit;
+              onprogress(p);
+            }
+          : undefined,
+      },
+      dispose: () => {
+        clearInterval(timer);
+        outer?.removeEventListener('abort', forward);
+      },
+    };
   }
 
   /** "Test connection": a real initialize + list on a throwaway connection. Never touches the live one. */
@@ -586,7 +644,14 @@ export class ServerConnection {
     this.stopTimers();
     this.trace({ channel: 'lifecycle', kind: 'reconnect', dir: 'none', text: 'session expired (HTTP 404): re-initializing with a new session' });
     if (client) await closeClient(client, transport, false);
-    await this.establish();
+    try {
+      await this.establish();
+    } catch (error) {
+      // establish() left the state at 'connecting': apply the connect policy (retry or error) like any failed connect.
+      this.failures = 0;
+      this.onConnectFailed(error);
+      throw error;
+    }
   }
 
   private async teardown(endSession: boolean): Promise<void> {
@@ -660,6 +725,27 @@ function chain(first: (() => void) | undefined, second: () => void): () => void 
     first?.();
     second();
   };
+}
+
+/**
+ * A `-32042` error (URL elicitation required, 2025 era) names the URLs only in its data: put them
+ * in the message, readable, with a last line the renderer parses (`elicitations: [...]`).
+ */
+function withElicitationUrls(error: unknown): unknown {
+  const e = error as { code?: unknown; message?: unknown; data?: { elicitations?: unknown } } | undefined;
+  if (e?.code !== -32042 || !Array.isArray(e.data?.elicitations)) return error;
+  const elicitations = (e.data.elicitations as Record<string, unknown>[])
+    .filter((x) => x && typeof x.url === 'string')
+    .slice(0, 10)
+    .map((x) => ({ url: String(x.url).slice(0, 8192), elicitationId: typeof x.elicitationId === 'string' ? x.elicitationId.slice(0, 500) : undefined, message: typeof x.message === 'string' ? x.message.slice(0, 2000) : undefined }));
+  if (elicitations.length === 0) return error;
+  const lines = elicitations.map((x) => `  ${x.url}${x.message ? ` — ${x.message}` : ''}`).join('\n');
+  const wrapped = new ProtocolError(
+    -32042,
+    `URL elicitation required (-32042): ${String(e.message ?? '')}\nThe server asks you to open ${elicitations.length > 1 ? 'these links' : 'this link'} first, then call again:\n${lines}\nelicitations: ${JSON.stringify(elicitations)}`,
+    e.data,
+  );
+  return wrapped;
 }
 
 /** Closes quietly; a half-open connection may fail to close, it is gone either way. */

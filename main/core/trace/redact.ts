@@ -54,6 +54,8 @@ export class Redactor {
 
   /** A parsed body: OAuth fields by name, then literal secrets everywhere. */
   json(value: unknown, credentialFields: boolean): unknown {
+    // Nothing to remove: hand back the (freshly parsed) value without copying it.
+    if (!credentialFields && this.secrets.size === 0) return value;
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) return value.map((v) => this.json(v, credentialFields));
     if (value && typeof value === 'object') {

@@ -74,7 +74,7 @@ class ServerState {
     if (last && last.t === t) return last;
     if (last && t < last.t) {
       // An event stamped earlier than the newest bucket (clock skew between sources): count it in place.
-      return this.buckets.find((b) => b.t === t) ?? last;
+      return this.buckets.findLast((b) => b.t === t) ?? last;
     }
     const bucket: TimeBucket = { t, messages: {}, errors: { http4xx: 0, http5xx: 0, rpc: 0, transport: 0 }, bytes: 0, latency: {}, inFlight: this.pending.size };
     this.buckets.push(bucket);
@@ -154,9 +154,7 @@ export class SnapshotEngine {
           const rpcs = event.batch ?? (event.rpc ? [event.rpc] : []);
           state.provisional.set(event.exchange, {
             channel: event.channel,
-            requests: rpcs.filter((r) => r.kind === 'request' && r.method !== 'ping').length,
-            notifications: rpcs.filter((r) => r.kind === 'notification').length,
-            pings: rpcs.filter((r) => r.kind === 'request' && r.method === 'ping').length,
+            ...countRpcs(rpcs),
             bytesOut: bytes,
             messages: rpcs.length,
             bucketT: bucket.t,
@@ -196,7 +194,13 @@ export class SnapshotEngine {
           const sent = state.exchangeRequests.get(event.exchange);
           state.exchangeRequests.delete(event.exchange);
           const status = event.http?.status;
-          if (sent && !wasOpen && ((status !== undefined && status >= 400) || event.http?.end === 'error')) rejected = sent;
+          const failed = (status !== undefined && status >= 400) || event.http?.end === 'error';
+          // A plain (non-stream) answer is the only answer a Streamable HTTP POST gets: whatever it did not
+          // answer (a body that is not JSON-RPC, a captive portal page) never will be. The legacy SSE
+          // transport's POSTs are different: 202, the answer comes on the GET stream. And a stream the
+          // client aborted (a timeout or cancellation in the modern era) is never resumed.
+          const unanswerable = !wasOpen && event.channel !== 'legacy-post' && status !== 202;
+          if (sent && ((!wasOpen && failed) || unanswerable || event.http?.end === 'client-aborted')) rejected = sent;
         }
         if (wasOpen && event.exchange) {
           state.openExchanges.delete(event.exchange);
@@ -296,7 +300,7 @@ export class SnapshotEngine {
     to.pings += provisional.pings;
     to.bytesOut += provisional.bytesOut;
     // the request's bucket counted its messages under the provisional channel too
-    const bucket = provisional.messages ? state.buckets.find((b) => b.t === provisional.bucketT) : undefined;
+    const bucket = provisional.messages ? state.buckets.findLast((b) => b.t === provisional.bucketT) : undefined;
     if (bucket) {
       const left = (bucket.messages[provisional.channel] ?? 0) - provisional.messages;
       if (left > 0) bucket.messages[provisional.channel] = left;
@@ -420,6 +424,19 @@ export class SnapshotEngine {
       buckets: structuredClone(recentBuckets === undefined ? state.buckets : state.buckets.slice(-recentBuckets)),
     };
   }
+}
+
+/** Requests, notifications and pings in one pass. */
+function countRpcs(rpcs: RpcSummary[]): { requests: number; notifications: number; pings: number } {
+  const counts = { requests: 0, notifications: 0, pings: 0 };
+  for (const r of rpcs) {
+    if (r.kind === 'notification') counts.notifications++;
+    else if (r.kind === 'request') {
+      if (r.method === 'ping') counts.pings++;
+      else counts.requests++;
+    }
+  }
+  return counts;
 }
 
 function percentiles(samples: number[]): { p50: number; p95: number } {

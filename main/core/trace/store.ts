@@ -92,6 +92,9 @@ export class TraceStore {
   private spillSize = 0;
   private blobSize = 0;
   private pending: string[] = [];
+  /** Evicted from the window, not yet serialized. */
+  private evicted: TraceEvent[] = [];
+  private serializeScheduled = false;
   private pendingBytes = 0;
   private pendingFrom = 0;
   private readonly blobs = new Map<number, { offset: number; length: number }>();
@@ -125,7 +128,11 @@ export class TraceStore {
   append(input: TraceEventInput): TraceEvent {
     if (this.closed) throw new Error('trace store is closed');
     const index = this.count;
-    const event = { ...input, seq: index + 1, ts: input.ts ?? this.now() } as TraceEvent; // an imported event's old seq is replaced
+    // Callers hand over a fresh object: numbering it in place saves a copy on the hot path
+    // (an imported event's old seq is replaced).
+    const event = input as TraceEvent;
+    event.seq = index + 1;
+    event.ts = input.ts ?? this.now();
     if (event.body !== undefined && (event.bytes ?? 0) > this.previewBytes) this.storeBlob(event);
 
     this.tsCol.push(event.ts);
@@ -262,16 +269,30 @@ export class TraceStore {
     };
   }
 
+  /** Evicted events are serialized off the append path, on the next turn of the event loop. */
   private spill(event: TraceEvent): void {
-    const index = event.seq - 1;
-    const line = JSON.stringify(event) + '\n';
-    const length = Buffer.byteLength(line);
-    if (this.pending.length === 0) this.pendingFrom = index;
-    this.spillOffset.set(index, this.spillSize + this.pendingBytes);
-    this.spillLength.set(index, length);
-    this.pending.push(line);
-    this.pendingBytes += length;
-    if (this.pendingBytes >= SPILL_FLUSH_BYTES) this.flushSpill();
+    this.evicted.push(event);
+    if (!this.serializeScheduled) {
+      this.serializeScheduled = true;
+      setImmediate(() => this.serializeEvicted());
+    }
+  }
+
+  private serializeEvicted(): void {
+    this.serializeScheduled = false;
+    if (this.closed) return;
+    for (const event of this.evicted) {
+      const index = event.seq - 1;
+      const line = JSON.stringify(event) + '\n';
+      const length = Buffer.byteLength(line);
+      if (this.pending.length === 0) this.pendingFrom = index;
+      this.spillOffset.set(index, this.spillSize + this.pendingBytes);
+      this.spillLength.set(index, length);
+      this.pending.push(line);
+      this.pendingBytes += length;
+      if (this.pendingBytes >= SPILL_FLUSH_BYTES) this.flushSpill();
+    }
+    this.evicted = [];
   }
 
   private flushSpill(): void {
@@ -285,6 +306,7 @@ export class TraceStore {
   }
 
   private readSpilled(index: number): TraceEvent | undefined {
+    if (this.evicted.length && this.spillOffset.get(index) < 0) this.serializeEvicted();
     const offset = this.spillOffset.get(index);
     if (offset < 0) return undefined;
     if (this.pending.length > 0 && index >= this.pendingFrom) this.flushSpill();

@@ -213,9 +213,18 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
 
 // ---------------------------------------------------------------------------------------
 
+/** origin + path without trailing slash; memoized, since an endpoint's URL repeats on every request. */
+const urlKeys = new Map<string, string>();
 function urlKey(url: URL | string): string {
-  const u = typeof url === 'string' ? new URL(url) : url;
-  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  const raw = typeof url === 'string' ? url : url.href;
+  let key = urlKeys.get(raw);
+  if (key === undefined) {
+    const u = typeof url === 'string' ? new URL(url) : url;
+    key = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+    if (urlKeys.size > 512) urlKeys.clear();
+    urlKeys.set(raw, key);
+  }
+  return key;
 }
 
 function isCredentialUrl(url: string, endpointKey: string): boolean {
