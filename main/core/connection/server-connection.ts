@@ -123,6 +123,11 @@ export class ServerConnection {
     return this.lists;
   }
 
+  /** Disconnected after the idle timeout; the next use reconnects. */
+  isIdle(): boolean {
+    return this.idle && this.wanted;
+  }
+
   serverCapabilities() {
     return this.client?.getServerCapabilities();
   }
@@ -201,6 +206,8 @@ export class ServerConnection {
   async setRoots(roots: ServerConfig['roots']): Promise<void> {
     const hadRoots = this.config.roots.length > 0;
     this.config = { ...this.config, roots };
+    this.status = { ...this.status, config: this.config };
+    this.deps.observer.onStatus(this.snapshot());
     if (!this.client || this.status.state !== 'connected') return;
     // Declared capabilities are fixed at connect: going from none to some needs a reconnect.
     if (!hadRoots && roots.length > 0) {
@@ -612,7 +619,9 @@ export class ServerConnection {
     if (this.status.state !== 'connected') return;
     this.trace({ channel: 'lifecycle', kind: 'state', dir: 'none', text: `idle for ${this.config.idleTimeoutSec} s: disconnecting; the next use reconnects`, meta: { idle: true } });
     this.idle = true;
+    const lists = this.lists;
     await this.teardown(true);
+    this.lists = lists; // the catalog keeps offering its tools: using one reconnects
     this.setState('disconnected', { reason: `idle for ${this.config.idleTimeoutSec} s; reconnects on next use` });
   }
 

@@ -5,12 +5,47 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditRecord, HistoryEntry } from '../../../contract';
 import { resolveName } from '../catalog/catalog';
-import { classifyError } from '../connection/errors';
+import { classifyError, httpStatusOf } from '../connection/errors';
+import { SessionExpiredError } from '../connection/server-connection';
+import { SEPARATOR, uniqueSlugs } from '../catalog/names';
 import { CoreError, type Handlers } from '../dispatcher';
 import { currentCatalog } from './catalog';
 import { findConnection, type CoreContext } from './context';
 
 const HISTORY_KEEP = 500;
+const MESSAGE_CLIP = 400;
+
+/**
+ * A failed call in words a user can act on: which server, what happened (timeout, HTTP status,
+ * connection lost, a body that was not MCP), and where to look. The SDK's own text is kept,
+ * clipped (a schema-validation dump can run to kilobytes).
+ */
+export function describeCallError(serverName: string, requestTimeoutSec: number, timeoutMs: number | undefined, error: unknown, redact: (text: string) => string): string {
+  const raw = redact(error instanceof Error ? error.message : String(error));
+  const detail = raw.length > MESSAGE_CLIP ? `${raw.slice(0, MESSAGE_CLIP)}… (${raw.length} characters; the whole answer is in Traffic)` : raw;
+  const status = httpStatusOf(error);
+  const kind = classifyError(error);
+  if (kind === 'timeout') {
+    const seconds = timeoutMs ? timeoutMs / 1000 : requestTimeoutSec;
+    return `${serverName}: tools/call timed out after ${seconds} s with no answer. The server may be slow (raise the request timeout in the server's settings) or its answer was lost (see Traffic). ${detail}`;
+  }
+  if (status) return `${serverName}: tools/call failed with HTTP ${status}. ${detail}`;
+  if (/\bterminated\b|fetch failed|connection closed|ECONNRESET|socket hang up/i.test(raw)) return `${serverName}: the connection failed during tools/call (${detail}). Switchboard reconnects by itself; the call was not repeated.`;
+  if (/content type|invalid_type|expected|JSON/i.test(raw)) return `${serverName}: the server's answer to tools/call was not valid MCP: ${detail}`;
+  return `${serverName}: tools/call failed: ${detail}`;
+}
+
+/** A call addressed to a server that is configured but not connected says so, with the server's own error. */
+function assertServerUp(ctx: CoreContext, tool: string, serverId?: string): void {
+  const all = ctx.connections.all();
+  const slugs = uniqueSlugs(all.map((c) => ({ id: c.id, name: c.config.name })));
+  const prefix = tool.includes(SEPARATOR) ? tool.slice(0, tool.indexOf(SEPARATOR)) : undefined;
+  const target = all.find((c) => (serverId ? c.id === serverId : prefix !== undefined && slugs.get(c.id) === prefix));
+  if (!target) return;
+  const status = target.snapshot();
+  if (status.state === 'connected' || status.state === 'disconnected') return; // disconnected after idle reconnects on use
+  throw new CoreError('not-found', `Server "${target.config.name}" is ${status.state}${status.error ? `: ${status.error}` : ''}.`);
+}
 const TOOL_INPUTS_KEEP = 500;
 
 type CallHandlers = Pick<Handlers, 'callTool' | 'cancelCall' | 'listHistory' | 'listSavedCalls' | 'saveCall' | 'deleteSavedCall' | 'lastToolInput'>;
@@ -32,6 +67,7 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
   return {
     callTool: async ({ tool, serverId, args, timeoutMs, resetTimeoutOnProgress, callId }) => {
       const catalog = currentCatalog(ctx);
+      assertServerUp(ctx, tool, serverId);
       const entry = resolveName(catalog.tools, catalog.slugs, tool, 'tool', serverId);
       const connection = findConnection(ctx, entry.serverId);
       if (callId && active.has(callId)) throw new CoreError('conflict', `A call with id "${callId}" is already running.`);
@@ -75,9 +111,13 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
       } catch (error) {
         const cancelled = controller.signal.aborted;
         const isRpc = typeof (error as { code?: unknown }).code === 'number';
-        finish(cancelled ? 'cancelled' : classifyError(error) === 'timeout' ? 'timeout' : isRpc ? 'rpc-error' : 'transport-error', error);
+        const outcome = cancelled ? 'cancelled' : classifyError(error) === 'timeout' ? 'timeout' : isRpc ? 'rpc-error' : 'transport-error';
+        finish(outcome, error);
         if (cancelled) throw new CoreError('failed', `Cancelled: ${entry.name} was cancelled and the server was told (notifications/cancelled).`);
-        throw error;
+        // The JSON-RPC code does not survive the contract's error shape on its own: name it in the message.
+        if (error instanceof SessionExpiredError) throw new CoreError('failed', error.message);
+        if (outcome === 'rpc-error') throw new CoreError('failed', `JSON-RPC error ${(error as { code: number }).code}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new CoreError('failed', describeCallError(entry.serverName, connection.config.requestTimeoutSec, timeoutMs, error, connection.redactor.text.bind(connection.redactor)));
       } finally {
         if (callId) active.delete(callId);
       }

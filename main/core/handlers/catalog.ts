@@ -9,7 +9,7 @@ export function currentCatalog(ctx: CoreContext): Catalog {
   return buildCatalog(
     ctx.connections
       .all()
-      .filter((c) => c.snapshot().state === 'connected')
+      .filter((c) => c.snapshot().state === 'connected' || c.isIdle())
       .map((c) => ({ id: c.id, name: c.config.name, lists: c.serverLists() })),
   );
 }

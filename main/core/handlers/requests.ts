@@ -42,5 +42,14 @@ function checkAnswer(pending: PendingRequest, answer: Parameters<Handlers['answe
     const problems = validateContent(schema, withDefaults(schema, answer.content));
     if (problems.length) throw new CoreError('invalid-arguments', `The answer does not fit the form: ${problems.join('; ')}.`);
   }
-  if (answer.kind === 'sampling' && answer.action === 'approve' && !answer.result) throw new CoreError('invalid-arguments', 'Approving a sampling request needs the reply (model and content).');
+  if (answer.kind === 'elicitation' && answer.action === 'accept' && pending.kind === 'elicitation-url') {
+    // Accepting tells the server the person opened the link: never for a link Switchboard refuses to open.
+    const verdict = checkExternalUrl(String(pending.params.url ?? ''));
+    if (!verdict.ok) throw new CoreError('invalid-arguments', `${verdict.reason} Decline or cancel this request instead.`);
+  }
+  if (answer.kind === 'sampling' && answer.action === 'approve') {
+    if (!answer.result) throw new CoreError('invalid-arguments', 'Approving a sampling request needs the reply (model and content).');
+    const toolsOffered = Array.isArray(pending.params.tools) && pending.params.tools.length > 0;
+    if (Array.isArray(answer.result.content) && !toolsOffered) throw new CoreError('invalid-arguments', 'No tools were offered: the reply must be a single content block, not a list.');
+  }
 }

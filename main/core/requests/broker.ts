@@ -51,7 +51,7 @@ export class RequestBroker {
         return true;
       };
       const timer = setTimeout(() => {
-        if (finish('timeout')) reject(new RequestTimeout(`Nobody answered the ${pending.kind} request within ${Math.round(deadlineMs / 1000)} s.`));
+        if (finish('timeout')) reject(new RequestTimeout(`Nobody answered the ${pending.kind} request within ${deadlineMs >= 1000 ? `${Math.round(deadlineMs / 1000)} s` : `${deadlineMs} ms`}.`));
       }, deadlineMs);
       this.waiting.set(pending.id, {
         request: pending,

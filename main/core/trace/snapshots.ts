@@ -76,7 +76,7 @@ class ServerState {
       // An event stamped earlier than the newest bucket (clock skew between sources): count it in place.
       return this.buckets.findLast((b) => b.t === t) ?? last;
     }
-    const bucket: TimeBucket = { t, messages: {}, errors: { http4xx: 0, http5xx: 0, rpc: 0, transport: 0 }, bytes: 0, latency: {}, inFlight: this.pending.size };
+    const bucket: TimeBucket = { t, messages: {}, errors: { http4xx: 0, http5xx: 0, rpc: 0, transport: 0 }, bytes: 0, latency: {}, inFlight: countInFlight(this.pending) };
     this.buckets.push(bucket);
     if (this.buckets.length > this.options.bucketSeconds) this.buckets.splice(0, this.buckets.length - this.options.bucketSeconds);
     return bucket;
@@ -280,7 +280,7 @@ export class SnapshotEngine {
       state.pending.delete(key);
       if (pending.progressToken !== undefined) state.progressTokens.delete(pending.progressToken);
     }
-    bucket.inFlight = state.pending.size;
+    bucket.inFlight = countInFlight(state.pending);
   }
 
   /** A POST is counted as post-json until its response says it is post-sse: move its counts. */
@@ -444,4 +444,11 @@ function percentiles(samples: number[]): { p50: number; p95: number } {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
   return { p50: at(0.5), p95: at(0.95) };
+}
+
+/** Requests waiting for an answer, counted as the snapshot lists them: not pings, not the long-lived listen request. */
+function countInFlight(pending: Map<string, Pending>): number {
+  let n = 0;
+  for (const p of pending.values()) if (!p.ping && p.method !== 'subscriptions/listen') n++;
+  return n;
 }
