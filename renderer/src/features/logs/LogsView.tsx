@@ -1,47 +1,269 @@
-import { Badge, Group, ScrollArea, Stack, Text } from '@mantine/core';
-import { useEffect, useState } from 'react';
+/**
+ * Everything servers and Switchboard say: servers' log notifications (`server`), the stderr of
+ * stdio servers (`stderr`), Switchboard's own errors (`app`). A virtualized list that follows
+ * the tail, with filters (minimum level, source, server, text), copy and save, and the
+ * per-server `logging/setLevel` control.
+ */
+import { Button, Chip, Group, SegmentedControl, Select, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
+import { copyText, downloadText } from '../../components/download';
+import { useNavigation } from '../../state/navigation';
+import { FilteredLines, KEEP, useLogStore, type LogFilter, type StoredLine } from './log-store';
+import { LogLevelControl } from './LogLevelControl';
+import classes from './logs.module.css';
 
-const KEEP = 2_000;
+const SOURCES: { value: LogLine['source']; label: string; hint: string }[] = [
+  { value: 'server', label: 'server', hint: 'notifications/message from servers' },
+  { value: 'stderr', label: 'stderr', hint: 'what stdio servers write to stderr' },
+  { value: 'app', label: 'switchboard', hint: "Switchboard's own warnings and errors" },
+];
+const LEVEL_CLASS: Record<LogLine['level'], string> = { debug: classes.debug!, info: classes.info!, warning: classes.warning!, error: classes.error! };
+/** A line shows at most this much until expanded: long lines must not push the others away. */
+const CLIP_CHARS = 600;
+const CLIP_LINES = 8;
+
+function clip(text: string): string {
+  let end = Math.min(text.length, CLIP_CHARS);
+  let breaks = 0;
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10 && ++breaks === CLIP_LINES) {
+      end = i;
+      break;
+    }
+  }
+  return end < text.length ? text.slice(0, end) : text;
+}
+const ALL = '*';
+const APP = '-';
+
+function clock(ts: number): string {
+  const d = new Date(ts);
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
 
 export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
-  const [lines, setLines] = useState<LogLine[]>([]);
-  useEffect(() => {
-    let live: LogLine[] = [];
-    let loaded = false;
-    api.recentLogs().then(({ lines: history }) => {
-      loaded = true;
-      setLines([...history, ...live].slice(-KEEP));
-    });
-    return api.on('logBatch', ({ lines: batch }) => {
-      if (!loaded) live = [...live, ...batch];
-      else setLines((old) => [...old, ...batch].slice(-KEEP));
-    });
-  }, [api]);
-  const nameOf = (id?: string) => servers.find((s) => s.id === id)?.name ?? 'switchboard';
+  const nav = useNavigation();
+  const store = useLogStore(api);
+  const [minLevel, setMinLevel] = useState<LogLine['level']>('debug');
+  const [sources, setSources] = useState<LogLine['source'][]>(['server', 'stderr', 'app']);
+  const [server, setServer] = useState<string>(() => nav.serverId ?? ALL);
+  const [text, setText] = useState('');
+  const [follow, setFollow] = useState(true);
+  const [copied, setCopied] = useState(false);
+  const filtered = useRef(new FilteredLines());
+
+  const filter = useMemo<LogFilter>(
+    () => ({ minLevel, sources: [...sources].sort(), server: server === ALL ? undefined : server === APP ? '' : server, text }),
+    [minLevel, sources, server, text],
+  );
+  const lines = filtered.current.update(store, filter);
+
+  const names = useMemo(() => new Map(servers.map((s) => [s.id, s.name])), [servers]);
+  const nameOf = (id?: string) => (id ? (names.get(id) ?? id) : 'Switchboard');
+  const serverOptions = useMemo(() => {
+    const ids = new Set(servers.map((s) => s.id));
+    // Lines of servers removed since still deserve a filter entry.
+    const gone = new Set<string>();
+    for (const l of store.lines) if (l.serverId && !ids.has(l.serverId)) gone.add(l.serverId);
+    return [
+      { value: ALL, label: 'All servers' },
+      { value: APP, label: 'Switchboard itself' },
+      ...servers.map((s) => ({ value: s.id, label: s.name })),
+      ...[...gone].map((id) => ({ value: id, label: `${id} (removed)` })),
+    ];
+    // store.lines changes identity rarely; the version tick re-renders anyway.
+  }, [servers, store.lines.length]);
+
+  const asText = () => lines.map((l) => `${new Date(l.ts).toISOString()}  ${l.level.toUpperCase().padEnd(7)}  ${l.source.padEnd(6)}  ${nameOf(l.serverId)}  ${l.text}`).join('\n');
+
   return (
-    <ScrollArea h="calc(100vh - 140px)">
-      <Stack gap={2} data-testid="log-lines">
-        {lines.length === 0 && <Text c="dimmed">No log lines yet.</Text>}
-        {lines.map((line, i) => (
-          <Group key={i} gap="xs" wrap="nowrap" align="flex-start">
-            <Text size="xs" c="dimmed" className="mono" style={{ flex: 'none' }}>
-              {new Date(line.ts).toLocaleTimeString()}
-            </Text>
-            <Badge size="xs" variant="light" color={line.level === 'error' ? 'red' : line.source === 'stderr' ? 'yellow' : 'gray'} style={{ flex: 'none' }}>
-              {line.source}
-            </Badge>
-            <Text size="xs" fw={500} style={{ flex: 'none' }}>
-              {nameOf(line.serverId)}
-            </Text>
-            <Text size="xs" className="mono pre-wrap" data-testid="log-line">
-              {line.text}
-            </Text>
+    <Stack gap="xs" data-testid="logs-view">
+      <Group gap="xs" wrap="nowrap" align="center">
+        <TextInput
+          size="xs"
+          style={{ flex: 1, minWidth: 160 }}
+          placeholder="Filter text  ( / )"
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          aria-label="Filter log text"
+          data-search-input
+          data-testid="log-filter-text"
+        />
+        <Tooltip label="Minimum level">
+          <SegmentedControl
+            size="xs"
+            value={minLevel}
+            onChange={(v) => setMinLevel(v as LogLine['level'])}
+            data={['debug', 'info', 'warning', 'error']}
+            data-testid="log-filter-level"
+          />
+        </Tooltip>
+        <Chip.Group multiple value={sources} onChange={(v) => setSources(v as LogLine['source'][])}>
+          <Group gap={4} wrap="nowrap" data-testid="log-filter-sources">
+            {SOURCES.map((s) => (
+              <Tooltip key={s.value} label={s.hint}>
+                <Chip size="xs" value={s.value} variant="outline">
+                  {s.label}
+                </Chip>
+              </Tooltip>
+            ))}
           </Group>
-        ))}
-      </Stack>
-    </ScrollArea>
+        </Chip.Group>
+        <Select size="xs" w={190} data={serverOptions} value={server} onChange={(v) => setServer(v ?? ALL)} allowDeselect={false} aria-label="Server" data-testid="log-filter-server" />
+      </Group>
+      <Group gap="xs" wrap="nowrap" align="center" justify="space-between">
+        <Text size="xs" c="dimmed" data-testid="log-count">
+          {lines.length.toLocaleString()} of {store.lines.length.toLocaleString()} lines shown
+          {store.dropped ? ` · ${store.dropped.toLocaleString()} older lines dropped or cleared (this window keeps ${KEEP.toLocaleString()})` : ''}
+        </Text>
+        <Group gap="xs" wrap="nowrap">
+          <Tooltip label="Keep the newest line in view; scrolling up pauses it, scrolling to the bottom resumes it">
+            <Switch size="xs" label="Follow" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} data-testid="log-follow" />
+          </Tooltip>
+          <Button
+            size="compact-sm"
+            variant="default"
+            disabled={!lines.length}
+            onClick={() =>
+              void copyText(asText()).then(() => {
+                setCopied(true);
+                setTimeout(() => setCopied(false), 1200);
+              })
+            }
+            data-testid="log-copy"
+          >
+            {copied ? 'Copied' : `Copy ${lines.length.toLocaleString()}`}
+          </Button>
+          <Button
+            size="compact-sm"
+            variant="default"
+            disabled={!lines.length}
+            onClick={() => downloadText(`switchboard-logs-${new Date().toISOString().replace(/[:.]/g, '-')}.log`, asText())}
+          >
+            Save
+          </Button>
+          <Tooltip label="Clears this view (main keeps its recent lines)">
+            <Button size="compact-sm" variant="default" onClick={() => store.clear()} data-testid="log-clear">
+              Clear
+            </Button>
+          </Tooltip>
+          <LogLevelControl servers={servers} store={store} />
+        </Group>
+      </Group>
+      <LogList lines={lines} nameOf={nameOf} follow={follow} onFollow={setFollow} loaded={store.loaded} total={store.lines.length} />
+    </Stack>
+  );
+}
+
+function LogList({
+  lines,
+  nameOf,
+  follow,
+  onFollow,
+  loaded,
+  total,
+}: {
+  lines: StoredLine[];
+  nameOf(id?: string): string;
+  follow: boolean;
+  onFollow(on: boolean): void;
+  loaded: boolean;
+  total: number;
+}) {
+  const viewport = useRef<HTMLDivElement>(null);
+  const programmaticAt = useRef(0);
+  const [expanded, setExpanded] = useState<Set<number>>(new Set());
+  const virtualizer = useVirtualizer({
+    count: lines.length,
+    getScrollElement: () => viewport.current,
+    estimateSize: () => 23,
+    overscan: 20,
+    getItemKey: (i) => lines[i]!.seq,
+  });
+
+  const toBottom = () => {
+    const el = viewport.current;
+    if (!el) return;
+    programmaticAt.current = Date.now();
+    el.scrollTop = el.scrollHeight;
+  };
+
+  // Follow the tail: after each change, and again once rows are measured.
+  useLayoutEffect(() => {
+    if (!follow || !lines.length) return;
+    toBottom();
+    const frame = requestAnimationFrame(toBottom);
+    return () => cancelAnimationFrame(frame);
+  }, [follow, lines, virtualizer.getTotalSize()]);
+
+  useEffect(() => {
+    if (follow) toBottom();
+  }, [follow]);
+
+  const onScroll = () => {
+    const el = viewport.current;
+    if (!el || Date.now() - programmaticAt.current < 120) return;
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 30;
+    if (atBottom !== follow) onFollow(atBottom);
+  };
+
+  if (!lines.length) {
+    return (
+      <div className={classes.viewport} data-testid="log-lines" style={{ contain: 'none' }}>
+        <Text c="dimmed" size="sm" p="sm">
+          {!loaded ? 'Loading…' : total ? 'No lines match the filters.' : 'No log lines yet. Server log notifications, stderr of stdio servers and Switchboard’s own errors appear here.'}
+        </Text>
+      </div>
+    );
+  }
+
+  return (
+    <div ref={viewport} className={classes.viewport} onScroll={onScroll} data-testid="log-lines">
+      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {virtualizer.getVirtualItems().map((v) => {
+          const line = lines[v.index]!;
+          const shown = expanded.has(line.seq) ? line.text : clip(line.text);
+          const clipped = shown.length < line.text.length;
+          return (
+            <div
+              key={v.key}
+              data-index={v.index}
+              ref={virtualizer.measureElement}
+              className={`${classes.row} ${line.level === 'error' ? classes.levelError : line.level === 'warning' ? classes.levelWarning : ''}`}
+              style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
+              data-testid="log-line"
+              data-level={line.level}
+              data-source={line.source}
+              data-server-id={line.serverId ?? ''}
+            >
+              <span className={classes.time} title={new Date(line.ts).toISOString()}>
+                {clock(line.ts)}
+              </span>
+              <span className={`${classes.tag} ${LEVEL_CLASS[line.level]}`}>{line.level}</span>
+              <span className={`${classes.tag} ${classes[`src-${line.source}`] ?? ''}`}>{line.source === 'app' ? 'switchboard' : line.source}</span>
+              <span className={classes.server} title={nameOf(line.serverId)}>
+                {nameOf(line.serverId)}
+              </span>
+              <span className={classes.text} data-testid="log-text">
+                {shown}
+                {clipped && (
+                  <button type="button" className={classes.more} onClick={() => setExpanded((old) => new Set(old).add(line.seq))} data-testid="log-more">
+                    … {(line.text.length - shown.length).toLocaleString()} more characters
+                  </button>
+                )}
+                <Button size="compact-xs" variant="default" className={classes.rowCopy} onClick={() => void copyText(line.text)} aria-label="Copy line">
+                  Copy
+                </Button>
+              </span>
+            </div>
+          );
+        })}
+      </div>
+    </div>
   );
 }

@@ -1,7 +1,317 @@
-import { Text } from '@mantine/core';
-import type { ServerStatus } from '../../../../contract';
+/**
+ * Prompts of every connected server: pick one, fill its arguments (with the server's
+ * completions), get it, and read the messages it renders to.
+ */
+import { Alert, Badge, Button, Grid, Group, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useEffect, useMemo, useState } from 'react';
+import type { PromptEntry, Result, ServerStatus } from '../../../../contract';
+import { useApi } from '../../api/context';
+import { JsonTree } from '../../components/JsonTree';
+import { navigation, useNavigation } from '../../state/navigation';
+import { CompletionInput } from '../resources/CompletionInput';
+import { GroupedList, type ListGroup } from '../resources/GroupedList';
+import { plural } from '../resources/format';
+import classes from '../resources/resources.module.css';
+import { PromptMessages } from './PromptMessages';
 
-/** Placeholder while this view is being built (see the issue tracker). */
-export function PromptsView(_props: { servers: ServerStatus[] }) {
-  return <Text c="dimmed">This view is not built yet.</Text>;
+type Outcome =
+  | { ok: true; at: number; args: Record<string, string>; value: Result<'getPrompt'> }
+  | { ok: false; at: number; args: Record<string, string>; message: string; durationMs: number };
+
+const time = (ts: number) => new Date(ts).toLocaleTimeString([], { hour12: false });
+
+export function PromptsView({ servers }: { servers: ServerStatus[] }) {
+  const api = useApi();
+  const nav = useNavigation();
+  const [prompts, setPrompts] = useState<PromptEntry[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [query, setQuery] = useState('');
+  const [selected, setSelected] = useState<string | null>(null);
+  const [values, setValues] = useState<Map<string, Record<string, string>>>(new Map());
+  const [outcomes, setOutcomes] = useState<Map<string, Outcome>>(new Map());
+  const [reloads, setReloads] = useState(0);
+  const connected = servers.filter((s) => s.state === 'connected');
+  const connectedKey = connected.map((s) => `${s.id}:${s.since}`).join(',');
+
+  useEffect(() => {
+    let live = true;
+    api.listPrompts().then(
+      (list) => {
+        if (!live) return;
+        setPrompts(list);
+        setLoadError(null);
+      },
+      (error: Error) => live && setLoadError(error.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, connectedKey, reloads]);
+
+  const scope = nav.serverId ? servers.find((s) => s.id === nav.serverId) : undefined;
+  const all = prompts ?? [];
+
+  const groups = useMemo<ListGroup<PromptEntry>[]>(() => {
+    const q = query.trim().toLowerCase();
+    const byServer = new Map<string, { name: string; items: PromptEntry[] }>();
+    for (const p of all) {
+      if (scope && p.serverId !== scope.id) continue;
+      if (q && !`${p.name} ${p.title ?? ''} ${p.description ?? ''} ${(p.arguments ?? []).map((a) => a.name).join(' ')}`.toLowerCase().includes(q)) continue;
+      const group = byServer.get(p.serverId) ?? { name: p.serverName, items: [] };
+      group.items.push(p);
+      byServer.set(p.serverId, group);
+    }
+    return [...byServer.entries()].map(([id, g]) => ({
+      id,
+      title: g.name,
+      aside: (
+        <Text span size="xs" c="dimmed" fw={400} style={{ flex: 'none' }}>
+          {plural(g.items.length, 'prompt')}
+        </Text>
+      ),
+      items: g.items,
+    }));
+  }, [all, query, scope]);
+
+  const visibleCount = groups.reduce((n, g) => n + g.items.length, 0);
+  const prompt = all.find((p) => p.name === selected);
+  const silent = connected.filter((s) => !all.some((p) => p.serverId === s.id));
+
+  return (
+    <Grid gap="md">
+      <Grid.Col span={4}>
+        <Stack gap="xs">
+          <Group gap="xs" wrap="nowrap">
+            <TextInput
+              size="xs"
+              style={{ flex: 1 }}
+              placeholder="Search prompts  ( / )"
+              value={query}
+              onChange={(e) => setQuery(e.currentTarget.value)}
+              aria-label="Search prompts"
+              data-search-input
+              data-testid="prompt-search"
+            />
+            <Button size="xs" variant="default" onClick={() => setReloads((n) => n + 1)}>
+              Refresh
+            </Button>
+          </Group>
+          <Group gap={6} justify="space-between" wrap="nowrap">
+            <Text size="xs" c="dimmed" data-testid="prompt-count">
+              {prompts ? `${visibleCount} of ${all.length} prompts from ${connected.length} connected servers` : 'Loading…'}
+            </Text>
+            {scope && (
+              <Badge size="sm" variant="light" rightSection={<span style={{ cursor: 'pointer' }} onClick={() => navigation.selectServer(undefined)} aria-label="Clear server scope">×</span>}>
+                only {scope.name}
+              </Badge>
+            )}
+          </Group>
+          {loadError && (
+            <Alert color="red" p="xs" title="Could not list prompts" className="pre-wrap">
+              {loadError}
+            </Alert>
+          )}
+          <GroupedList
+            groups={groups}
+            itemKey={(p) => p.name}
+            selectedKey={selected}
+            onSelect={(p) => setSelected(p.name)}
+            testId="prompt-list"
+            itemProps={(p) => ({ 'data-testid': 'prompt-item', 'data-prompt-name': p.name, 'data-server-id': p.serverId })}
+            renderItem={(p) => (
+              <>
+                <div className={classes.itemTop}>
+                  <span className={`${classes.itemName} ${classes.oneLine}`}>
+                    <bdi>{(p.title ?? p.originalName).slice(0, 300)}</bdi>
+                  </span>
+                  {(p.arguments?.length ?? 0) > 0 && (
+                    <Text span size="xs" c="dimmed" style={{ flex: 'none' }}>
+                      {plural(p.arguments!.length, 'arg')}
+                    </Text>
+                  )}
+                </div>
+                <div className={`${classes.itemSub} ${classes.oneLine}`}>
+                  <bdi>{p.description ? p.description.slice(0, 300) : p.name}</bdi>
+                </div>
+              </>
+            )}
+            empty={
+              <Text size="sm" c="dimmed" p="sm">
+                {connected.length === 0 ? 'No connected servers. Connect one in the sidebar to see its prompts.' : query ? 'Nothing matches the search.' : 'No connected server offers prompts.'}
+              </Text>
+            }
+          />
+          {silent.length > 0 && prompts && (
+            <Text size="xs" c="dimmed">
+              No prompts from: {silent.map((s) => s.name).join(', ')}
+            </Text>
+          )}
+        </Stack>
+      </Grid.Col>
+      <Grid.Col span={8}>
+        {prompt ? (
+          <PromptDetail
+            key={prompt.name}
+            prompt={prompt}
+            server={servers.find((s) => s.id === prompt.serverId)}
+            values={values.get(prompt.name) ?? {}}
+            onValues={(v) => setValues((old) => new Map(old).set(prompt.name, v))}
+            outcome={outcomes.get(prompt.name)}
+            onOutcome={(o) => setOutcomes((old) => new Map(old).set(prompt.name, o))}
+          />
+        ) : (
+          <Text c="dimmed" size="sm">
+            Select a prompt.
+          </Text>
+        )}
+      </Grid.Col>
+    </Grid>
+  );
+}
+
+function PromptDetail({
+  prompt,
+  server,
+  values,
+  onValues,
+  outcome,
+  onOutcome,
+}: {
+  prompt: PromptEntry;
+  server?: ServerStatus;
+  values: Record<string, string>;
+  onValues(values: Record<string, string>): void;
+  outcome?: Outcome;
+  onOutcome(outcome: Outcome): void;
+}) {
+  const api = useApi();
+  const [running, setRunning] = useState(false);
+  const [tried, setTried] = useState(false);
+  const [raw, setRaw] = useState(false);
+  const args = prompt.arguments ?? [];
+  const missing = args.filter((a) => a.required && !values[a.name]);
+  const filled = (except?: string) => Object.fromEntries(Object.entries(values).filter(([k, v]) => k !== except && v !== ''));
+
+  const get = async () => {
+    setTried(true);
+    if (missing.length) return;
+    setRunning(true);
+    const sent = filled();
+    const at = Date.now();
+    const started = performance.now();
+    try {
+      onOutcome({ ok: true, at, args: sent, value: await api.getPrompt({ name: prompt.name, serverId: prompt.serverId, args: sent }) });
+    } catch (e) {
+      onOutcome({ ok: false, at, args: sent, message: (e as Error).message, durationMs: performance.now() - started });
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  const result = outcome?.ok ? outcome.value.result : undefined;
+  const messages: unknown[] = result && Array.isArray(result.messages) ? result.messages : [];
+
+  return (
+    <Stack gap="sm" data-testid="prompt-detail">
+      <Group gap="xs">
+        <Badge variant="light" size="sm" style={{ textTransform: 'none' }}>
+          {prompt.serverName}
+          {server?.era ? ` · ${server.era}` : ''}
+        </Badge>
+        <Text size="xs" c="dimmed" className="mono">
+          {prompt.name}
+        </Text>
+      </Group>
+      <Title order={4} className={classes.hostile}>
+        {(prompt.title ?? prompt.originalName).slice(0, 300)}
+      </Title>
+      {prompt.description && (
+        <Text size="sm" className={classes.hostile} lineClamp={8}>
+          {prompt.description.slice(0, 5000)}
+        </Text>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void get();
+        }}
+      >
+        <Stack gap="xs">
+          <Text size="xs" fw={600}>
+            Arguments{' '}
+            <Text span size="xs" c="dimmed" fw={400}>
+              {args.length === 0 ? '— none' : `(${args.filter((a) => a.required).length} required)`}
+            </Text>
+          </Text>
+          {args.map((a) => (
+            <CompletionInput
+              key={a.name}
+              serverId={prompt.serverId}
+              sessionKey={String(server?.since ?? '')}
+              completionRef={{ type: 'ref/prompt', name: prompt.originalName }}
+              argName={a.name}
+              label={<span className="mono">{a.name.slice(0, 200)}</span>}
+              description={a.description ? <span className={classes.hostile}>{a.description.slice(0, 500)}</span> : undefined}
+              required={a.required === true}
+              value={values[a.name] ?? ''}
+              onChange={(value) => onValues({ ...values, [a.name]: value })}
+              context={filled(a.name)}
+              error={tried && a.required && !values[a.name] ? `${a.name} is required` : undefined}
+              placeholder={a.required ? 'required' : 'optional'}
+              testId={`prompt-arg-${a.name}`}
+            />
+          ))}
+          <Group gap="sm">
+            <Button type="submit" loading={running} data-testid="prompt-get">
+              Get
+            </Button>
+            {tried && missing.length > 0 && (
+              <Text size="xs" c="red">
+                Fill the required arguments: {missing.map((a) => a.name).join(', ')}
+              </Text>
+            )}
+          </Group>
+        </Stack>
+      </form>
+
+      {outcome && !outcome.ok && (
+        <Alert color="red" title="prompts/get failed" data-testid="prompt-error">
+          <Text size="xs" c="dimmed" mb={4}>
+            at {time(outcome.at)} after {outcome.durationMs.toFixed(0)} ms · arguments {JSON.stringify(outcome.args).slice(0, 300)}
+          </Text>
+          <Text size="sm" className={classes.hostile}>
+            {outcome.message.slice(0, 5000)}
+          </Text>
+        </Alert>
+      )}
+      {outcome?.ok && result && (
+        <Stack gap="xs" data-testid="prompt-result">
+          <Group gap="xs" justify="space-between">
+            <Group gap="xs">
+              <Text size="sm" fw={600}>
+                Result
+              </Text>
+              <Text size="xs" c="dimmed" data-testid="prompt-duration">
+                {outcome.value.durationMs.toFixed(0)} ms · {messages.length} {messages.length === 1 ? 'message' : 'messages'} · at {time(outcome.at)}
+              </Text>
+            </Group>
+            <Button size="compact-xs" variant="subtle" onClick={() => setRaw(!raw)}>
+              {raw ? 'Hide raw response' : 'Raw response'}
+            </Button>
+          </Group>
+          {typeof result.description === 'string' && (
+            <Text size="sm" c="dimmed" className={classes.hostile} data-testid="prompt-result-description">
+              {result.description.slice(0, 5000)}
+            </Text>
+          )}
+          {raw && (
+            <div className={classes.jsonBox}>
+              <JsonTree value={result} expandDepth={4} />
+            </div>
+          )}
+          <PromptMessages messages={messages} />
+        </Stack>
+      )}
+    </Stack>
+  );
 }

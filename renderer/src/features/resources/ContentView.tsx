@@ -130,12 +130,12 @@ function TextContent({ item, text, testId }: { item: ContentItem; text: string; 
   );
 }
 
-export function ClippedText({ text, testId = 'content-text' }: { text: string; testId?: string }) {
+export function ClippedText({ text, testId = 'content-text', style }: { text: string; testId?: string; style?: React.CSSProperties }) {
   const [full, setFull] = useState(false);
   const clipped = !full && text.length > TEXT_CLIP;
   return (
     <>
-      <pre className={`${classes.pre} ${classes.hostile}`} data-testid={testId}>
+      <pre className={`${classes.pre} ${classes.hostile}`} style={style} data-testid={testId}>
         {clipped ? text.slice(0, TEXT_CLIP) : text}
       </pre>
       {clipped && (

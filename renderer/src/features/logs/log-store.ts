@@ -1,0 +1,164 @@
+/**
+ * Log lines on the renderer side, outside React state, for the window's life: main's recent
+ * history, then every `logBatch`. Bounded (oldest dropped in chunks); views re-render on a
+ * throttled tick, and filter incrementally (only new lines are scanned while the filter holds).
+ */
+import { useSyncExternalStore } from 'react';
+import type { LogLevel, LogLine } from '../../../../contract';
+import type { SwitchboardApi } from '../../../../contract/client';
+
+export const KEEP = 50_000;
+const TRIM_SLACK = 5_000;
+const TICK_MS = 150;
+
+export interface StoredLine extends LogLine {
+  /** Position in the stream (never reused), for keys and incremental filtering. */
+  seq: number;
+  /** Lower-cased text for the text filter. */
+  lower: string;
+}
+
+export const LEVEL_RANK: Record<LogLine['level'], number> = { debug: 0, info: 1, warning: 2, error: 3 };
+
+export class LogStore {
+  lines: StoredLine[] = [];
+  /** Lines dropped from the front to stay bounded, or cleared. */
+  dropped = 0;
+  loaded = false;
+  /** The last `logging/setLevel` sent per server in this window. */
+  readonly levels = new Map<string, { level: LogLevel; at: number }>();
+  private nextSeq = 0;
+  private version = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(api: SwitchboardApi) {
+    let early: LogLine[] = [];
+    api.on('logBatch', ({ lines }) => {
+      if (!this.loaded) early.push(...lines);
+      else this.append(lines);
+    });
+    api.recentLogs().then(
+      ({ lines: history }) => {
+        // Batches that arrived while history was on its way may repeat its tail.
+        const seen = new Set(history.map(lineKey));
+        const fresh = early.filter((l) => !seen.has(lineKey(l)));
+        early = [];
+        this.loaded = true;
+        this.append([...history, ...fresh]);
+      },
+      () => {
+        this.loaded = true;
+        this.append(early);
+        early = [];
+      },
+    );
+  }
+
+  append(lines: LogLine[]): void {
+    for (const line of lines) this.lines.push({ ...line, seq: this.nextSeq++, lower: line.text.toLowerCase() });
+    if (this.lines.length > KEEP + TRIM_SLACK) {
+      const drop = this.lines.length - KEEP;
+      this.lines.splice(0, drop);
+      this.dropped += drop;
+    }
+    this.changed();
+  }
+
+  clear(): void {
+    this.dropped += this.lines.length;
+    this.lines = [];
+    this.changed();
+  }
+
+  setLevel(serverId: string, level: LogLevel): void {
+    this.levels.set(serverId, { level, at: Date.now() });
+    this.changed();
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getVersion = (): number => this.version;
+
+  private changed(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.version++;
+      for (const listener of this.listeners) listener();
+    }, TICK_MS);
+  }
+}
+
+function lineKey(l: LogLine): string {
+  return `${l.ts}|${l.source}|${l.serverId ?? ''}|${l.level}|${l.text}`;
+}
+
+const stores = new WeakMap<SwitchboardApi, LogStore>();
+
+export function getLogStore(api: SwitchboardApi): LogStore {
+  let store = stores.get(api);
+  if (!store) {
+    store = new LogStore(api);
+    stores.set(api, store);
+  }
+  return store;
+}
+
+/** The store; the component re-renders on its tick. */
+export function useLogStore(api: SwitchboardApi): LogStore {
+  const store = getLogStore(api);
+  useSyncExternalStore(store.subscribe, store.getVersion);
+  return store;
+}
+
+export interface LogFilter {
+  minLevel: LogLine['level'];
+  sources: LogLine['source'][];
+  /** undefined: all; '' : Switchboard's own lines (no server); else a server id. */
+  server?: string;
+  text: string;
+}
+
+/**
+ * Filters incrementally: while the filter is the same, only lines added since the last call
+ * are scanned and lines dropped from the front are dropped from the result.
+ */
+export class FilteredLines {
+  private key = '';
+  private scannedSeq = -1;
+  result: StoredLine[] = [];
+
+  update(store: LogStore, filter: LogFilter): StoredLine[] {
+    const key = JSON.stringify(filter);
+    const first = store.lines[0]?.seq ?? Infinity;
+    // A changed filter, or a clear that took lines we already scanned: start over.
+    if (key !== this.key || (store.lines.length === 0 && this.result.length > 0)) {
+      this.key = key;
+      this.scannedSeq = -1;
+      this.result = [];
+    }
+    const min = LEVEL_RANK[filter.minLevel];
+    const sources = new Set(filter.sources);
+    const text = filter.text.trim().toLowerCase();
+    const matches = (l: StoredLine) =>
+      LEVEL_RANK[l.level] >= min &&
+      sources.has(l.source) &&
+      (filter.server === undefined || (filter.server === '' ? !l.serverId : l.serverId === filter.server)) &&
+      (!text || l.lower.includes(text));
+
+    let dropFront = 0;
+    while (dropFront < this.result.length && this.result[dropFront]!.seq < first) dropFront++;
+    const added: StoredLine[] = [];
+    // Lines are in seq order: find where the unscanned part starts.
+    let start = store.lines.length;
+    while (start > 0 && store.lines[start - 1]!.seq > this.scannedSeq) start--;
+    for (let i = start; i < store.lines.length; i++) if (matches(store.lines[i]!)) added.push(store.lines[i]!);
+    if (store.lines.length) this.scannedSeq = store.lines[store.lines.length - 1]!.seq;
+    if (dropFront || added.length) this.result = [...this.result.slice(dropFront), ...added];
+    return this.result;
+  }
+}

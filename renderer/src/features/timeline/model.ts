@@ -1,0 +1,494 @@
+/**
+ * The timeline's model: trace events folded, incrementally, into lanes per server (requests
+ * each way, notifications, one lane per transport channel, lifecycle, errors). Requests are
+ * spans from send to response, paired by server + id + direction as the core's snapshot
+ * engine does; HTTP exchanges are spans from http-request to http-end (streams carry their
+ * SSE events as ticks); the rest are ticks. Every list is kept sorted by time so the canvas
+ * finds what is visible with a binary search; nothing here is React state.
+ */
+import { CHANNELS, type Channel, type RpcSummary, type TraceEvent } from '../../../../contract/trace';
+
+export type LaneKind = 'rpc-out' | 'rpc-in' | 'notifications' | 'channel' | 'lifecycle' | 'errors';
+
+export type SpanStatus = 'ok' | 'error' | 'tool-error' | 'pending' | 'abandoned' | 'cancelled';
+
+export type TickStyle = 'out' | 'in' | 'muted' | 'life' | 'error';
+
+export interface Span {
+  lane: Lane;
+  row: number;
+  start: number;
+  /** NaN while open. */
+  end: number;
+  open: boolean;
+  type: 'rpc' | 'exchange' | 'process';
+  /** Method, or "POST /mcp", or the command. */
+  label: string;
+  status: SpanStatus;
+  /** The event that opened the span (a click shows it in Traffic). */
+  seq: number;
+  startEvent: TraceEvent;
+  endEvent?: TraceEvent;
+  /** HTTP status; stream (SSE response); SSE events seen. */
+  httpStatus?: number;
+  stream?: boolean;
+  events: number;
+  detail?: string;
+}
+
+export interface Tick {
+  ts: number;
+  style: TickStyle;
+  event: TraceEvent;
+  /** For a tick standing for one message of a batch/body. */
+  rpc?: RpcSummary;
+}
+
+export interface Lane {
+  id: string;
+  server: string;
+  kind: LaneKind;
+  channel?: Channel;
+  label: string;
+  spans: Span[];
+  ticks: Tick[];
+  /** Open spans, drawn to the end of the data. */
+  open: Set<Span>;
+  /** Longest closed span, for the binary search's lower bound. */
+  maxDur: number;
+  rows: number;
+  rowLast: (Span | undefined)[];
+}
+
+export const MAX_ROWS = 4;
+
+const CHANNEL_LABELS: Record<Channel, string> = {
+  'post-json': 'POST · JSON',
+  'post-sse': 'POST · SSE stream',
+  get: 'GET stream',
+  resumption: 'Resumption (GET)',
+  delete: 'DELETE',
+  listen: 'Listen stream',
+  discovery: 'Discovery',
+  auth: 'Auth',
+  'legacy-sse': 'Legacy SSE stream',
+  'legacy-post': 'Legacy POST',
+  stdio: 'stdio process',
+  lifecycle: 'Lifecycle',
+};
+
+const KIND_ORDER: Record<LaneKind, number> = { 'rpc-out': 0, 'rpc-in': 1, notifications: 2, channel: 3, lifecycle: 4, errors: 5 };
+
+export function laneOrder(lane: Lane): number {
+  return KIND_ORDER[lane.kind] * 100 + (lane.channel ? CHANNELS.indexOf(lane.channel) : 0);
+}
+
+interface Exchange {
+  span: Span;
+  channel: Channel;
+  /** Pending keys of the requests the exchange carried: a rejected exchange answers none of them. */
+  requests?: string[];
+}
+
+export class TimelineModel {
+  readonly lanes = new Map<string, Lane>();
+  /** Server ids in order of first appearance. */
+  readonly servers: string[] = [];
+  minTs = Infinity;
+  maxTs = -Infinity;
+  firstSeq = 0;
+  lastSeq = 0;
+  count = 0;
+  /** Bumped on every change; layout-affecting changes bump `layoutVersion` too. */
+  version = 0;
+  layoutVersion = 0;
+
+  private readonly byServer = new Map<string, Map<string, Lane>>();
+  private readonly pending = new Map<string, Span>();
+  private readonly exchanges = new Map<string, Exchange>();
+  private readonly processes = new Map<string, Span>();
+
+  /** Folds events that follow the last one seen (`events` sorted by seq). */
+  append(events: readonly TraceEvent[], fromIndex = 0): void {
+    if (fromIndex >= events.length) return;
+    for (let i = fromIndex; i < events.length; i++) this.apply(events[i]!);
+    this.version++;
+  }
+
+  private lane(server: string, kind: LaneKind, channel?: Channel): Lane {
+    let lanes = this.byServer.get(server);
+    if (!lanes) {
+      lanes = new Map();
+      this.byServer.set(server, lanes);
+      this.servers.push(server);
+    }
+    const key = kind === 'channel' ? channel! : kind;
+    let lane = lanes.get(key);
+    if (!lane) {
+      const label =
+        kind === 'rpc-out'
+          ? 'Requests → server'
+          : kind === 'rpc-in'
+            ? 'Requests ← server'
+            : kind === 'notifications'
+              ? 'Notifications'
+              : kind === 'lifecycle'
+                ? 'Lifecycle'
+                : kind === 'errors'
+                  ? 'Errors'
+                  : CHANNEL_LABELS[channel!];
+      const id = `${server}\u0000${key}`;
+      lane = { id, server, kind, channel, label, spans: [], ticks: [], open: new Set(), maxDur: 0, rows: 1, rowLast: [] };
+      lanes.set(key, lane);
+      this.lanes.set(id, lane);
+      this.layoutVersion++;
+    }
+    return lane;
+  }
+
+  private tick(lane: Lane, event: TraceEvent, style: TickStyle, rpc?: RpcSummary): void {
+    const tick: Tick = { ts: event.ts, style, event, rpc };
+    const ticks = lane.ticks;
+    if (ticks.length === 0 || ticks[ticks.length - 1]!.ts <= tick.ts) ticks.push(tick);
+    else ticks.splice(lowerBound(ticks, tick.ts, tickTs), 0, tick);
+  }
+
+  private openSpan(lane: Lane, event: TraceEvent, type: Span['type'], label: string): Span {
+    const span: Span = { lane, row: 0, start: event.ts, end: NaN, open: true, type, label, status: 'pending', seq: event.seq, startEvent: event, events: 0 };
+    this.place(lane, span);
+    return span;
+  }
+
+  /** Puts a span in a lane: a free row (packing concurrent spans), sorted by start. */
+  private place(lane: Lane, span: Span): void {
+    span.lane = lane;
+    let row = -1;
+    for (let r = 0; r < MAX_ROWS; r++) {
+      const last = lane.rowLast[r];
+      if (!last || (!last.open && last.end <= span.start)) {
+        row = r;
+        break;
+      }
+    }
+    if (row < 0) row = MAX_ROWS - 1;
+    span.row = row;
+    lane.rowLast[row] = span;
+    if (row + 1 > lane.rows) {
+      lane.rows = row + 1;
+      this.layoutVersion++;
+    }
+    const spans = lane.spans;
+    if (spans.length === 0 || spans[spans.length - 1]!.start <= span.start) spans.push(span);
+    else spans.splice(lowerBound(spans, span.start, spanStart), 0, span);
+    if (span.open) lane.open.add(span);
+    else lane.maxDur = Math.max(lane.maxDur, span.end - span.start);
+  }
+
+  private unplace(span: Span): void {
+    const lane = span.lane;
+    const spans = lane.spans;
+    for (let i = spans.length - 1; i >= 0; i--) {
+      if (spans[i] === span) {
+        spans.splice(i, 1);
+        break;
+      }
+    }
+    lane.open.delete(span);
+    if (lane.rowLast[span.row] === span) lane.rowLast[span.row] = undefined;
+    // A lane that only held these while they looked like another channel shrinks back (cheap while small).
+    if (spans.length <= 256) {
+      let rows = 1;
+      for (const s of spans) rows = Math.max(rows, s.row + 1);
+      if (rows !== lane.rows) {
+        lane.rows = rows;
+        this.layoutVersion++;
+      }
+    }
+  }
+
+  private close(span: Span, event: TraceEvent, status: SpanStatus): void {
+    if (!span.open) return;
+    span.open = false;
+    span.end = Math.max(span.start, event.ts);
+    span.endEvent = event;
+    span.status = status;
+    span.lane.open.delete(span);
+    span.lane.maxDur = Math.max(span.lane.maxDur, span.end - span.start);
+  }
+
+  private error(event: TraceEvent, rpc?: RpcSummary): void {
+    this.tick(this.lane(event.server, 'errors'), event, 'error', rpc);
+  }
+
+  private apply(event: TraceEvent): void {
+    if (this.count === 0) this.firstSeq = event.seq;
+    this.count++;
+    this.lastSeq = event.seq;
+    if (event.ts < this.minTs) this.minTs = event.ts;
+    if (event.ts > this.maxTs) this.maxTs = event.ts;
+    const server = event.server;
+
+    switch (event.kind) {
+      case 'http-request': {
+        if (!event.exchange) break;
+        const lane = this.lane(server, 'channel', event.channel);
+        const url = event.http?.url;
+        let path = '';
+        if (url) {
+          try {
+            path = new URL(url).pathname;
+          } catch {
+            path = url;
+          }
+        }
+        const span = this.openSpan(lane, event, 'exchange', `${event.http?.method ?? 'HTTP'} ${path}`.trim());
+        this.exchanges.set(event.exchange, { span, channel: event.channel });
+        break;
+      }
+      case 'http-response': {
+        const exchange = this.exchangeOf(event);
+        if (!exchange) break;
+        const { span } = exchange;
+        span.httpStatus = event.http?.status;
+        span.stream = event.http?.contentType?.startsWith('text/event-stream') ?? false;
+        const status = event.http?.status ?? 0;
+        const disabled = status === 405 && (event.channel === 'get' || event.channel === 'delete');
+        if (status >= 400 && !disabled) {
+          span.status = 'error';
+          this.error(event);
+        }
+        break;
+      }
+      case 'http-end': {
+        const exchange = this.exchangeOf(event);
+        if (!exchange) break;
+        const { span } = exchange;
+        const failed = event.http?.end === 'error';
+        if (failed) this.error(event);
+        if (event.http?.status !== undefined) span.httpStatus ??= event.http.status;
+        if (failed) span.detail = event.text;
+        else if (event.http?.end && event.http.end !== 'complete') span.detail = event.http.end;
+        this.close(span, event, failed || span.status === 'error' ? 'error' : 'ok');
+        this.exchanges.delete(event.exchange!);
+        // after the body's own response (if any) was matched: what is still waiting never will be answered
+        if (failed || (event.http?.status ?? 0) >= 400) this.deferredReject = { exchange, event, why: failed ? (event.text ?? 'transport error') : `HTTP ${event.http?.status}` };
+        break;
+      }
+      case 'sse-event':
+      case 'sse-comment':
+      case 'sse-retry': {
+        const exchange = this.exchangeOf(event);
+        const lane = exchange?.span.lane ?? this.lane(server, 'channel', event.channel);
+        if (exchange) exchange.span.events++;
+        this.tick(lane, event, event.kind === 'sse-event' ? (event.rpc?.kind === 'error' ? 'error' : 'in') : 'muted', event.rpc);
+        break;
+      }
+      case 'spawn': {
+        const lane = this.lane(server, 'channel', 'stdio');
+        const command = typeof event.meta?.command === 'string' ? event.meta.command : 'process';
+        const previous = this.processes.get(server);
+        if (previous) this.close(previous, event, 'abandoned');
+        this.processes.set(server, this.openSpan(lane, event, 'process', command.split('/').pop() ?? command));
+        break;
+      }
+      case 'exit': {
+        const span = this.processes.get(server);
+        const unexpected = event.meta?.expected === false && event.meta?.code !== 0;
+        if (unexpected) this.error(event);
+        if (span) {
+          span.detail = `exit ${event.meta?.code ?? ''}${event.meta?.signal ? ` (${String(event.meta.signal)})` : ''}`.trim();
+          this.close(span, event, unexpected ? 'error' : 'ok');
+          this.processes.delete(server);
+        }
+        this.tick(this.lane(server, 'channel', 'stdio'), event, unexpected ? 'error' : 'muted');
+        break;
+      }
+      case 'stderr':
+        this.tick(this.lane(server, 'channel', 'stdio'), event, 'muted');
+        break;
+      case 'stdout-garbage':
+        this.tick(this.lane(server, 'channel', 'stdio'), event, 'error');
+        this.error(event);
+        break;
+      case 'jsonrpc-out':
+      case 'jsonrpc-in':
+        this.tick(this.lane(server, 'channel', event.channel), event, event.rpc?.kind === 'error' ? 'error' : event.dir === 'out' ? 'out' : 'in', event.rpc);
+        break;
+      case 'session':
+      case 'era':
+      case 'reconnect':
+        this.tick(this.lane(server, 'lifecycle'), event, 'life');
+        break;
+      case 'state': {
+        this.tick(this.lane(server, 'lifecycle'), event, event.meta?.state === 'error' ? 'error' : 'life');
+        if (event.meta?.state === 'disconnected' || event.meta?.state === 'error') {
+          // Nothing is answered after this: what was waiting is abandoned, streams are gone.
+          for (const [key, span] of this.pending) {
+            if (span.startEvent.server !== server) continue;
+            this.close(span, event, 'abandoned');
+            this.pending.delete(key);
+          }
+          for (const [id, exchange] of this.exchanges) {
+            if (exchange.span.startEvent.server !== server) continue;
+            this.close(exchange.span, event, 'abandoned');
+            this.exchanges.delete(id);
+          }
+        }
+        if (event.meta?.state === 'error') this.error(event);
+        break;
+      }
+      case 'error':
+        this.error(event);
+        break;
+      default:
+        break;
+    }
+
+    // The message layer: every JSON-RPC message the event carries.
+    if (event.batch) for (const rpc of event.batch) this.applyRpc(event, rpc);
+    else if (event.rpc) this.applyRpc(event, event.rpc);
+    if (this.deferredReject) {
+      const { exchange, event: end, why } = this.deferredReject;
+      this.deferredReject = undefined;
+      this.reject(exchange, end, why);
+    }
+  }
+
+  private deferredReject: { exchange: Exchange; event: TraceEvent; why: string } | undefined;
+
+  /** Requests an exchange carried that were refused at the HTTP level (or lost with it): errors, not waiting. */
+  private reject(exchange: Exchange, event: TraceEvent, why: string): void {
+    if (exchange.span.stream) return;
+    for (const key of exchange.requests ?? []) {
+      const span = this.pending.get(key);
+      if (!span) continue;
+      this.pending.delete(key);
+      span.detail = why;
+      this.close(span, event, 'error');
+    }
+    exchange.requests = undefined;
+  }
+
+  /** The exchange an event belongs to; moves the span when the exchange turned out to be another channel (post-json → post-sse). */
+  private exchangeOf(event: TraceEvent): Exchange | undefined {
+    if (!event.exchange) return undefined;
+    const exchange = this.exchanges.get(event.exchange);
+    if (!exchange) return undefined;
+    if (event.channel !== exchange.channel && event.channel !== 'lifecycle') {
+      const span = exchange.span;
+      this.unplace(span);
+      this.place(this.lane(event.server, 'channel', event.channel), span);
+      exchange.channel = event.channel;
+      if (span.lane.spans.length === 1) this.layoutVersion++;
+    }
+    return exchange;
+  }
+
+  private applyRpc(event: TraceEvent, rpc: RpcSummary): void {
+    if (event.kind === 'http-end' && rpc.kind === 'request') return; // a response body never carries requests
+    const dir = event.dir === 'out' ? 'out' : 'in';
+    const server = event.server;
+    switch (rpc.kind) {
+      case 'request': {
+        const span = this.openSpan(this.lane(server, dir === 'out' ? 'rpc-out' : 'rpc-in'), event, 'rpc', rpc.method ?? '?');
+        if (rpc.id !== undefined) {
+          const key = `${server}\u0000${dir}:${rpc.id}`;
+          const previous = this.pending.get(key);
+          if (previous) this.close(previous, event, 'abandoned');
+          this.pending.set(key, span);
+          if (event.kind === 'http-request' && event.exchange) {
+            const exchange = this.exchanges.get(event.exchange);
+            if (exchange) (exchange.requests ??= []).push(key);
+          }
+        }
+        break;
+      }
+      case 'notification': {
+        this.tick(this.lane(server, 'notifications'), event, dir, rpc);
+        if (rpc.method === 'notifications/cancelled') {
+          const requestId = (event.body as { params?: { requestId?: string | number } } | undefined)?.params?.requestId;
+          const key = `${server}\u0000${dir}:${requestId}`;
+          const span = requestId !== undefined ? this.pending.get(key) : undefined;
+          if (span) {
+            this.close(span, event, 'cancelled');
+            this.pending.delete(key);
+          }
+        }
+        break;
+      }
+      case 'result':
+      case 'error': {
+        // A response travels the other way from its request.
+        const key = `${server}\u0000${dir === 'in' ? 'out' : 'in'}:${rpc.id}`;
+        const span = this.pending.get(key);
+        if (rpc.kind === 'error') this.error(event, rpc);
+        if (!span) break;
+        this.pending.delete(key);
+        let status: SpanStatus = rpc.kind === 'error' ? 'error' : 'ok';
+        if (rpc.kind === 'error') span.detail = `${rpc.errorCode ?? ''} ${rpc.errorMessage ?? ''}`.trim();
+        else if (!event.batch && (event.body as { result?: { isError?: unknown } } | undefined)?.result?.isError === true) {
+          status = 'tool-error';
+          span.detail = 'isError: true';
+        }
+        this.close(span, event, status);
+        break;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sorted-array search
+
+export const tickTs = (t: Tick): number => t.ts;
+export const spanStart = (s: Span): number => s.start;
+
+/** First index whose key is ≥ value. */
+export function lowerBound<T>(list: readonly T[], value: number, key: (item: T) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(list[mid]!) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index whose seq is > seq, in events sorted by seq. */
+export function afterSeq(events: readonly TraceEvent[], seq: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (events[mid]!.seq <= seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Keeps a model in step with a growing event list: appends what is new, rebuilds when the
+ * list was reset, was filled in before its start, or dropped a lot at its front.
+ */
+export class ModelSync {
+  model = new TimelineModel();
+
+  sync(events: readonly TraceEvent[]): TimelineModel {
+    const model = this.model;
+    const first = events[0];
+    if (!first) {
+      if (model.count > 0) this.model = new TimelineModel();
+      return this.model;
+    }
+    const rebuild = model.count > 0 && (first.seq < model.firstSeq || first.seq > model.lastSeq || first.seq > model.firstSeq + 50_000);
+    if (rebuild) {
+      this.model = new TimelineModel();
+      this.model.append(events);
+      return this.model;
+    }
+    const from = model.count === 0 ? 0 : afterSeq(events, model.lastSeq);
+    model.append(events, from);
+    return model;
+  }
+}

@@ -1,0 +1,462 @@
+/**
+ * The virtualized event table: fixed-height rows, only what is on screen is rendered, so it
+ * stays smooth at hundreds of thousands of rows and during a live flood. Reads a `RowModel`
+ * (models.ts); follows the newest row while "Follow" is on; reveals a requested event.
+ */
+import { notifications } from '@mantine/notifications';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useRef, useSyncExternalStore, type CSSProperties, type KeyboardEvent } from 'react';
+import type { Channel, TraceEvent } from '../../../../contract/trace';
+import { useTraceBuffer } from '../../state/live';
+import {
+  clip,
+  DIR_ARROW,
+  durationOf,
+  formatBytes,
+  formatMs,
+  formatTime,
+  isDisabledEvent,
+  isErrorEvent,
+  isNotification,
+  isSeparator,
+  methodStatus,
+  shortSession,
+} from './format';
+import { ExchangeGroup, ListModel, type Row, type RowModel } from './models';
+import classes from './TrafficView.module.css';
+import { traffic, useTrafficState } from './traffic-store';
+
+export const ROW_H = 24;
+
+const noSubscribe = () => () => undefined;
+const zero = () => 0;
+
+/** Live events carry the channel known when they were recorded; a POST becomes post-sse only once answered. */
+const exchangeChannels = new Map<string, Channel>();
+let channelsScannedTo = 0;
+
+function noteChannels(events: readonly TraceEvent[]): void {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.seq <= channelsScannedTo) break;
+    if (event.kind === 'http-response' && event.exchange) exchangeChannels.set(event.exchange, event.channel);
+  }
+  if (events.length) channelsScannedTo = Math.max(channelsScannedTo, events[events.length - 1]!.seq);
+  if (exchangeChannels.size > 50_000) for (const key of [...exchangeChannels.keys()].slice(0, 10_000)) exchangeChannels.delete(key);
+}
+
+/** The channel to show: main resolves it for events it returns; live ones are resolved here. */
+function channelOf(event: TraceEvent, live: boolean): Channel {
+  return (live && event.exchange && exchangeChannels.get(event.exchange)) || event.channel;
+}
+
+const cx = (...names: (string | false | undefined)[]) => names.filter(Boolean).join(' ');
+
+export interface TrafficTableProps {
+  model: RowModel | undefined;
+  names: ReadonlyMap<string, string>;
+  live: boolean;
+  paused: boolean;
+  filtered: boolean;
+}
+
+export function TrafficTable({ model, names, live, paused, filtered }: TrafficTableProps) {
+  const buffer = useTraceBuffer();
+  const st = useTrafficState();
+  const version = useSyncExternalStore(model?.subscribe ?? noSubscribe, model?.getVersion ?? zero);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const programmatic = useRef(-1);
+  const lastTop = useRef(0);
+  const anchor = useRef<{ seq: number; within: number; count: number } | null>(null);
+  const reveal = useRef({ nonce: 0, tries: 0 });
+
+  // Live ticks: let the model take in new events.
+  useEffect(() => {
+    if (!live) return;
+    noteChannels(buffer.events);
+    model?.tick(paused);
+  }, [model, buffer.version, paused, live, buffer]);
+
+  const count = model?.count ?? 0;
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_H,
+    overscan: 12,
+    useFlushSync: false,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? -1;
+
+  const setScroll = (top: number) => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const clamped = Math.max(0, Math.min(top, count * ROW_H - el.clientHeight));
+    if (Math.abs(el.scrollTop - clamped) < 1) return;
+    programmatic.current = clamped;
+    el.scrollTop = clamped;
+  };
+
+  // What is on screen: load missing pages; near the top of a list, load older matches.
+  useEffect(() => {
+    if (!model) return;
+    model.visible(first, last);
+    if (model instanceof ListModel && first < 40 && model.hasOlder && !model.isLoadingOlder && !anchor.current) {
+      const el = scrollRef.current;
+      const top = el?.scrollTop ?? 0;
+      const index = Math.floor(top / ROW_H);
+      const seq = model.seqAt(index);
+      if (seq !== undefined) anchor.current = { seq, within: top - index * ROW_H, count: model.count };
+      void model.loadOlder().then((added) => {
+        if (!added) anchor.current = null;
+      });
+    }
+  }, [model, first, last, version]);
+
+  useEffect(() => {
+    anchor.current = null;
+  }, [model]);
+
+  // After older rows were prepended, keep the same rows on screen.
+  useLayoutEffect(() => {
+    const a = anchor.current;
+    if (!a || !model || !(model instanceof ListModel) || model.isLoadingOlder || model.count === a.count) return;
+    anchor.current = null;
+    const index = model.indexOfSeq(a.seq);
+    if (index >= 0 && !traffic.get().follow) setScroll(index * ROW_H + a.within);
+  });
+
+  // Follow: stick to the newest row.
+  useLayoutEffect(() => {
+    if (!st.follow || !live) return;
+    const el = scrollRef.current;
+    if (el) setScroll(count * ROW_H - el.clientHeight);
+  }, [count, st.follow, live, model]);
+
+  // Reveal a requested event (from another view, or "show in table").
+  useEffect(() => {
+    const r = st.reveal;
+    if (!model || !r || r.nonce === reveal.current.nonce) return;
+    const status = model.status();
+    if (status.loading) return;
+    const index = model.indexOfSeq(r.seq);
+    if (index < 0) {
+      reveal.current.tries++;
+      if (model instanceof ListModel) {
+        const firstSeq = model.events[0]?.seq ?? Infinity;
+        if (model.hasOlder && firstSeq > r.seq) {
+          if (!model.isLoadingOlder) void model.loadOlder();
+          return;
+        }
+        if (filtered) {
+          reveal.current.tries = 0;
+          traffic.clearFilters();
+          notifications.show({ title: 'Filters cleared', message: `Event #${r.seq} does not match the filters, so they were cleared to show it.` });
+          return;
+        }
+      } else if (r.seq <= st.clearedThrough) {
+        traffic.restoreView();
+        return;
+      }
+      if (reveal.current.tries < 30) return; // not arrived yet: retried on the next tick
+      reveal.current = { nonce: r.nonce, tries: 0 };
+      notifications.show({ color: 'yellow', title: 'Event not found', message: `Event #${r.seq} is not in this trace.` });
+      return;
+    }
+    reveal.current = { nonce: r.nonce, tries: 0 };
+    const el = scrollRef.current;
+    if (el) setScroll(index * ROW_H - el.clientHeight / 2 + ROW_H / 2);
+  }, [st.reveal, st.clearedThrough, model, version, count, filtered]);
+
+  const onScroll = () => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const top = el.scrollTop;
+    if (programmatic.current >= 0 && Math.abs(top - programmatic.current) < 2) programmatic.current = -1;
+    else if (live) {
+      const atBottom = el.scrollHeight - top - el.clientHeight < ROW_H * 1.5;
+      if (atBottom && top > lastTop.current && !traffic.get().follow) traffic.setFollow(true);
+      else if (!atBottom && top < lastTop.current - 2) traffic.setFollow(false);
+    }
+    lastTop.current = top;
+  };
+
+  const selectedIndex = model && st.selectedSeq !== undefined ? model.indexOfSeq(st.selectedSeq) : -1;
+
+  const ensureVisible = (index: number) => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const top = index * ROW_H;
+    if (top < el.scrollTop) setScroll(top);
+    else if (top + ROW_H > el.scrollTop + el.clientHeight) setScroll(top + ROW_H - el.clientHeight);
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (!model || count === 0) return;
+    const move = (index: number) => {
+      const clamped = Math.max(0, Math.min(count - 1, index));
+      const seq = model.seqAt(clamped);
+      if (seq === undefined) return;
+      traffic.select(seq);
+      traffic.setFollow(false);
+      ensureVisible(clamped);
+    };
+    const row = selectedIndex >= 0 ? model.rowAt(selectedIndex) : undefined;
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 240) / ROW_H) - 1);
+    switch (event.key) {
+      case 'ArrowDown':
+        move(selectedIndex < 0 ? first : selectedIndex + 1);
+        break;
+      case 'ArrowUp':
+        move(selectedIndex < 0 ? last : selectedIndex - 1);
+        break;
+      case 'PageDown':
+        move((selectedIndex < 0 ? first : selectedIndex) + page);
+        break;
+      case 'PageUp':
+        move((selectedIndex < 0 ? last : selectedIndex) - page);
+        break;
+      case 'Home':
+        traffic.setFollow(false);
+        setScroll(0);
+        break;
+      case 'End':
+        setScroll(count * ROW_H);
+        if (live) traffic.setFollow(true);
+        break;
+      case 'ArrowRight':
+      case 'ArrowLeft':
+      case 'Enter':
+        if (row instanceof ExchangeGroup) {
+          const open = st.expanded.has(row.exchange);
+          if (event.key === 'Enter' || open !== (event.key === 'ArrowRight')) traffic.toggleExpanded(row.exchange);
+        } else return;
+        break;
+      case 'Escape':
+        traffic.select(undefined);
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
+  };
+
+  const status = model?.status();
+  const selectedExchange = (() => {
+    if (st.selectedSeq === undefined || !model || selectedIndex < 0) return undefined;
+    const row = model.rowAt(selectedIndex);
+    return row instanceof ExchangeGroup ? row.exchange : undefined;
+  })();
+
+  return (
+    <div className={classes.tablePane}>
+      <div className={classes.header} role="row">
+        <span className={classes.num}>#</span>
+        <span>Time</span>
+        <span>Server</span>
+        <span>Channel</span>
+        <span title="Direction: → sent, ← received">⇄</span>
+        <span>Kind</span>
+        <span>Method / status</span>
+        <span>Session</span>
+        <span className={classes.right}>Size</span>
+        <span className={classes.right}>Duration</span>
+      </div>
+      <div
+        ref={scrollRef}
+        className={classes.scroller}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+        tabIndex={0}
+        role="grid"
+        aria-rowcount={count}
+        aria-label="Trace events"
+        data-testid="traffic-table"
+        data-filtered={filtered}
+        data-grouped={st.grouped}
+        data-follow={st.follow && live}
+        data-row-height={ROW_H}
+      >
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
+          {model &&
+            items.map((item) => {
+              const row = model.rowAt(item.index);
+              const seq = model.seqAt(item.index);
+              const style = { transform: `translateY(${item.start}px)` };
+              if (!row) {
+                return (
+                  <div key={`p${seq ?? item.index}`} className={cx(classes.row, classes.placeholder)} style={style} data-testid="traffic-row-placeholder" data-seq={seq}>
+                    <span className={classes.num}>{seq}</span>
+                    <span>loading…</span>
+                  </div>
+                );
+              }
+              const group = model instanceof ListModel && !(row instanceof ExchangeGroup) ? model.groupOf(row) : undefined;
+              const selected = row instanceof ExchangeGroup ? row.exchange === selectedExchange || row.seq === st.selectedSeq : row.seq === st.selectedSeq;
+              return row instanceof ExchangeGroup ? (
+                <GroupRow key={`g${row.exchange}`} group={row} style={style} selected={selected} open={st.expanded.has(row.exchange)} names={names} live={live} />
+              ) : (
+                <EventRow key={row.seq} event={row} style={style} selected={selected} child={group !== undefined} names={names} live={live} />
+              );
+            })}
+        </div>
+        {status && count === 0 && (
+          <div className={classes.empty} data-testid="traffic-empty">
+            {status.loading ? 'Loading…' : status.error ? `Could not read the trace: ${status.error}` : filtered ? 'No events match the filters.' : st.clearedThrough > 0 ? 'View cleared. New events will appear here.' : 'No traffic yet. Connect a server and call a tool.'}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function serverName(names: ReadonlyMap<string, string>, id: string): string {
+  return names.get(id) ?? id;
+}
+
+/** Clicking a row inspects it: the table stops following so the row stays put. */
+function onRowClick(seq: number) {
+  traffic.select(seq);
+  traffic.setFollow(false);
+}
+
+const attr = (value: string | undefined, max = 200) => (value === undefined ? undefined : value.length > max ? value.slice(0, max) : value);
+
+function EventRow({ event, style, selected, child, names, live }: { event: TraceEvent; style: CSSProperties; selected: boolean; child: boolean; names: ReadonlyMap<string, string>; live: boolean }) {
+  const channel = channelOf(event, live);
+  if (isSeparator(event)) {
+    const tone = event.kind === 'session' ? classes.sepSession : event.kind === 'reconnect' ? classes.sepReconnect : classes.sepState;
+    const label = `${serverName(names, event.server)} · ${event.kind}${event.text ? `: ${event.text}` : ''}`;
+    return (
+      <div
+        className={cx(classes.separator, tone, selected && classes.selected)}
+        style={style}
+        onClick={() => onRowClick(event.seq)}
+        role="row"
+        aria-selected={selected}
+        data-testid="traffic-row"
+        data-separator={event.kind}
+        data-seq={event.seq}
+        data-server={event.server}
+        data-server-name={serverName(names, event.server)}
+        data-kind={event.kind}
+        data-channel={channel}
+      >
+        <span className={classes.num}>{event.seq}</span>
+        <span>{formatTime(event.ts)}</span>
+        <span className={classes.separatorText} title={label}>
+          <span>{label.length > 300 ? `${label.slice(0, 300)}…` : label}</span>
+        </span>
+      </div>
+    );
+  }
+  const { http, rpc, extra } = methodStatus(event);
+  const name = serverName(names, event.server);
+  const error = isErrorEvent(event);
+  const disabled = !error && isDisabledEvent(event);
+  return (
+    <div
+      className={cx(classes.row, error && classes.error, disabled && classes.disabled, isNotification(event) && classes.notification, child && classes.child, selected && classes.selected)}
+      style={style}
+      onClick={() => onRowClick(event.seq)}
+      role="row"
+      aria-selected={selected}
+      data-testid="traffic-row"
+      data-seq={event.seq}
+      data-server={event.server}
+      data-server-name={name}
+      data-channel={channel}
+      data-kind={event.kind}
+      data-method={attr(event.rpc?.method) ?? ''}
+      data-status={event.http?.status}
+      data-error={error || undefined}
+      data-disabled={disabled || undefined}
+      data-exchange={attr(event.exchange, 64)}
+    >
+      <span className={classes.num}>{event.seq}</span>
+      <span>{formatTime(event.ts)}</span>
+      <span>{name}</span>
+      <span>{channel}</span>
+      <span>{DIR_ARROW[event.dir]}</span>
+      <span>{event.kind}</span>
+      <span className={classes.method}>
+        {http && <span className={classes.httpTag}>{http}</span>}
+        {rpc}
+        {extra && <span className={classes.dimmed}> {rpc ? '· ' : ''}{extra}</span>}
+      </span>
+      <span className={classes.dimmed} title={attr(event.session)}>
+        {shortSession(event.session)}
+      </span>
+      <span className={classes.right}>{formatBytes(event.bytes)}</span>
+      <span className={classes.right}>{formatMs(durationOf(event))}</span>
+    </div>
+  );
+}
+
+function GroupRow({ group, style, selected, open, names, live }: { group: ExchangeGroup; style: CSSProperties; selected: boolean; open: boolean; names: ReadonlyMap<string, string>; live: boolean }) {
+  const head = group.request ?? group.first;
+  const channel = group.response?.channel ?? group.end?.channel ?? channelOf(head, live);
+  const status = group.response?.http?.status;
+  const error = group.errors > 0 || (status !== undefined && status >= 400 && status !== 405);
+  const disabled = status === 405;
+  const rpc = clip(head.rpc?.method ?? (head.batch ? `batch (${head.batch.length})` : ''), 200);
+  const end = group.end?.http?.end;
+  const events = group.events.length;
+  return (
+    <div
+      className={cx(classes.row, classes.group, error && classes.error, disabled && classes.disabled, selected && classes.selected)}
+      style={style}
+      onClick={() => onRowClick(group.seq)}
+      onDoubleClick={() => traffic.toggleExpanded(group.exchange)}
+      role="row"
+      aria-selected={selected}
+      aria-expanded={open}
+      data-testid="traffic-group"
+      data-exchange={attr(group.exchange, 64)}
+      data-seq={group.seq}
+      data-server={head.server}
+      data-server-name={serverName(names, head.server)}
+      data-channel={channel}
+      data-events={events}
+      data-method={attr(rpc)}
+    >
+      <span className={classes.num}>{group.seq}</span>
+      <span>{formatTime(group.first.ts)}</span>
+      <span>{serverName(names, head.server)}</span>
+      <span>{channel}</span>
+      <span>⇄</span>
+      <span>exchange</span>
+      <span className={classes.method}>
+        <span
+          className={classes.caret}
+          onClick={(e) => {
+            e.stopPropagation();
+            traffic.toggleExpanded(group.exchange);
+          }}
+          data-testid="traffic-group-expand"
+          role="button"
+          aria-label={open ? 'Collapse exchange' : 'Expand exchange'}
+        >
+          {open ? '▾' : '▸'}
+        </span>
+        <span className={classes.httpTag}>
+          {head.http?.method ?? ''}
+          {status !== undefined ? ` ${status}${disabled ? ' disabled' : ''}` : group.end ? '' : ' …'}
+        </span>
+        {rpc}
+        <span className={classes.dimmed}>
+          {' '}
+          · {events} {events === 1 ? 'event' : 'events'}
+          {group.sseCount ? ` (${group.sseCount} SSE)` : ''}
+          {end ? ` · ${end}` : group.end ? '' : ' · open'}
+        </span>
+      </span>
+      <span className={classes.dimmed} title={attr(head.session ?? group.response?.session)}>
+        {shortSession(head.session ?? group.response?.session)}
+      </span>
+      <span className={classes.right}>{formatBytes(group.end?.bytes)}</span>
+      <span className={classes.right}>{formatMs(group.end?.durationMs)}</span>
+    </div>
+  );
+}

@@ -1,0 +1,144 @@
+/** How trace events read in the table and the detail pane: plain functions, no React. */
+import type { TraceEvent } from '../../../../contract/trace';
+
+/** Same rule as the store's error flag (main/core/trace/store.ts), so "errors only" and red rows agree. */
+export function isErrorEvent(e: TraceEvent): boolean {
+  return (
+    e.kind === 'error' ||
+    e.kind === 'stdout-garbage' ||
+    e.rpc?.kind === 'error' ||
+    (e.http?.status !== undefined && e.http.status >= 400 && e.http.status !== 405) ||
+    e.http?.end === 'error'
+  );
+}
+
+/** A channel the server turned off (405 on GET) — expected, shown grey, not red. */
+export function isDisabledEvent(e: TraceEvent): boolean {
+  return e.http?.status === 405 || e.meta?.disabled === true;
+}
+
+export function isNotification(e: TraceEvent): boolean {
+  return e.rpc?.kind === 'notification' || (e.batch?.every((b) => b.kind === 'notification') ?? false);
+}
+
+/** Lifecycle events drawn as separators across the table. */
+export function isSeparator(e: TraceEvent): boolean {
+  return e.kind === 'session' || e.kind === 'reconnect' || e.kind === 'state' || e.kind === 'era';
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** HH:MM:SS.mmm, local time. */
+export function formatTime(ts: number): string {
+  const d = new Date(ts);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+export function formatBytes(bytes: number | undefined): string {
+  if (bytes === undefined) return '';
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function formatMs(ms: number | undefined): string {
+  if (ms === undefined) return '';
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${ms.toFixed(1)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export const DIR_ARROW: Record<TraceEvent['dir'], string> = { out: '→', in: '←', none: '·' };
+
+export function shortSession(session: string | undefined): string {
+  if (!session) return '';
+  return session.length > 8 ? `${session.slice(0, 8)}…` : session;
+}
+
+/** Clips server-supplied text for a one-line cell. */
+export function clip(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function rpcLabel(e: TraceEvent): string {
+  if (e.batch) return `batch (${e.batch.length}): ${e.batch.map((b) => b.method ?? b.kind).slice(0, 3).join(', ')}${e.batch.length > 3 ? ', …' : ''}`;
+  const rpc = e.rpc;
+  if (!rpc) return '';
+  if (rpc.method) return rpc.method;
+  if (rpc.kind === 'error') return `error ${rpc.errorCode ?? ''}${rpc.errorMessage ? ` ${rpc.errorMessage}` : ''} (#${String(rpc.id ?? '?')})`;
+  if (rpc.kind === 'result') return `result #${String(rpc.id ?? '?')}`;
+  return rpc.kind;
+}
+
+/** The "method / status" cell: the HTTP part (method, status, end), the JSON-RPC part, and a dimmed extra (SSE id). */
+export function methodStatus(e: TraceEvent): { http: string; rpc: string; extra: string } {
+  let http = '';
+  let extra = '';
+  if (e.kind === 'http-request') http = e.http?.method ?? '';
+  else if (e.kind === 'http-response') {
+    const status = e.http?.status;
+    http = status === undefined ? '' : `${status}${isDisabledEvent(e) ? ' disabled' : e.http?.statusText ? ` ${e.http.statusText}` : ''}`;
+  } else if (e.kind === 'http-end') http = `end ${e.http?.end ?? ''}`.trim();
+  else if (e.kind === 'sse-event') {
+    http = e.sse?.priming ? 'sse prime' : e.sse?.event && e.sse.event !== 'message' ? `sse ${e.sse.event}` : 'sse';
+    if (e.sse?.id) extra = `id ${e.sse.id}`;
+  } else if (e.kind === 'sse-retry') http = `retry ${e.sse?.retry ?? ''}`;
+  let rpc = rpcLabel(e);
+  if (!rpc && e.text) rpc = e.text;
+  if (!rpc && e.kind === 'http-request' && e.http?.url) rpc = urlPath(e.http.url);
+  return { http: clip(http, 80), rpc: clip(rpc, 300), extra: clip(extra, 120) };
+}
+
+export function urlPath(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+/** Duration shown in the table: the whole exchange on its end, time-to-first-byte on the response. */
+export function durationOf(e: TraceEvent): number | undefined {
+  return e.durationMs ?? e.http?.ttfbMs;
+}
+
+/** A POSIX-shell single-quoted word. */
+export function shellWord(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+const SKIP_CURL_HEADERS = new Set(['content-length', 'host', 'connection', 'accept-encoding']);
+
+/**
+ * The request as a curl command. Headers and body come from the trace, where secrets were
+ * already replaced by placeholders; the command carries those placeholders, not the secrets.
+ */
+export function curlCommand(request: TraceEvent, streamed: boolean): string {
+  const http = request.http ?? {};
+  const lines = [`curl ${shellWord(http.url ?? '')}`];
+  const method = (http.method ?? 'GET').toUpperCase();
+  if (method !== 'GET') lines.push(`-X ${method}`);
+  for (const [name, value] of Object.entries(http.headers ?? {})) {
+    if (SKIP_CURL_HEADERS.has(name.toLowerCase())) continue;
+    lines.push(`-H ${shellWord(`${name}: ${value}`)}`);
+  }
+  if (request.body !== undefined) lines.push(`--data-raw ${shellWord(typeof request.body === 'string' ? request.body : JSON.stringify(request.body))}`);
+  if (streamed) lines.push('-N');
+  return lines.join(' \\\n  ');
+}
+
+/** Text for a body: JSON pretty-printed, strings as they are. */
+export function bodyText(body: unknown): string {
+  if (body === undefined) return '';
+  if (typeof body === 'string') return body;
+  try {
+    return JSON.stringify(body, null, 2);
+  } catch {
+    return String(body);
+  }
+}

@@ -1,0 +1,500 @@
+/**
+ * The rows behind the Traffic table, kept outside React (a flood is thousands of events a
+ * second; the table reads a model on the buffer's throttled tick and renders only what is on
+ * screen). Two models:
+ *
+ * - `SeqModel`: everything, unfiltered. Main numbers events 1..total without gaps, so row i is
+ *   event `clearedThrough + i + 1`. Rows in the live window come from the trace buffer; any
+ *   other row (scrolled above the window, or an imported trace) is paged from main with
+ *   `traceQuery` on demand, a page at a time, and cached (bounded). The count is exact.
+ * - `ListModel`: filtered and/or grouped by exchange. The newest matching page is loaded from
+ *   main (`order: 'desc'`), older pages as the user scrolls up (`cursor`), newer ones as the
+ *   live trace grows. Unfiltered + grouped live reads the buffer's window instead.
+ */
+import type { SwitchboardApi } from '../../../../contract/client';
+import type { TraceEvent } from '../../../../contract/trace';
+import type { TraceBuffer } from '../../state/trace-buffer';
+
+/** One HTTP exchange: its request, response, SSE events and end, as a collapsible row. */
+export class ExchangeGroup {
+  readonly events: TraceEvent[] = [];
+  request?: TraceEvent;
+  response?: TraceEvent;
+  end?: TraceEvent;
+  sseCount = 0;
+  errors = 0;
+  constructor(
+    readonly exchange: string,
+    readonly first: TraceEvent,
+  ) {}
+
+  get seq(): number {
+    return this.first.seq;
+  }
+
+  add(event: TraceEvent, isError: boolean): void {
+    this.events.push(event);
+    if (event.kind === 'http-request') this.request = event;
+    else if (event.kind === 'http-response') this.response = event;
+    else if (event.kind === 'http-end') this.end = event;
+    else if (event.kind === 'sse-event') this.sseCount++;
+    if (isError) this.errors++;
+  }
+
+  contains(seq: number): boolean {
+    return seq >= this.first.seq && this.events.some((e) => e.seq === seq);
+  }
+}
+
+export type Row = TraceEvent | ExchangeGroup;
+
+export interface ModelStatus {
+  /** Rows the table has. */
+  count: number;
+  /** Events those rows hold (differs from count when grouped). */
+  events: number;
+  /** Events in the trace (the store's total). */
+  total: number;
+  /** True when `events` is every match (nothing older left to load). */
+  exact: boolean;
+  loading: boolean;
+  loadingOlder: boolean;
+  error?: string;
+}
+
+export interface RowModel {
+  readonly kind: 'seq' | 'list';
+  readonly count: number;
+  rowAt(index: number): Row | undefined;
+  /** The seq a row stands for, even when it is not loaded yet. */
+  seqAt(index: number): number | undefined;
+  /** The rows on screen: the model loads what is missing. */
+  visible(start: number, end: number): void;
+  /** The row index showing this event (its group's when collapsed), -1 when not loaded/present. */
+  indexOfSeq(seq: number): number;
+  /** The live trace ticked. */
+  tick(paused: boolean): void;
+  status(): ModelStatus;
+  subscribe(listener: () => void): () => void;
+  getVersion(): number;
+  dispose(): void;
+}
+
+abstract class Emitter {
+  private readonly listeners = new Set<() => void>();
+  private version = 0;
+  protected disposed = false;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getVersion = (): number => this.version;
+
+  protected bump(): void {
+    if (this.disposed) return;
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.listeners.clear();
+  }
+}
+
+/** Index of the first event with seq > `seq` in an ascending array. */
+export function firstAfter(events: readonly TraceEvent[], seq: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (events[mid]!.seq <= seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The event with this seq in an ascending array, or undefined. */
+export function findSeq(events: readonly TraceEvent[], seq: number): TraceEvent | undefined {
+  if (events.length === 0) return undefined;
+  const guess = events[seq - events[0]!.seq];
+  if (guess?.seq === seq) return guess;
+  const at = firstAfter(events, seq - 1);
+  const found = events[at];
+  return found?.seq === seq ? found : undefined;
+}
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+// ---------------------------------------------------------------------------------------
+
+const PAGE = 500;
+const MAX_PAGES = 80;
+const MAX_INFLIGHT = 3;
+
+export class SeqModel extends Emitter implements RowModel {
+  readonly kind = 'seq' as const;
+  private readonly pages = new Map<number, TraceEvent[]>();
+  private readonly inflight = new Set<number>();
+  private wanted: [number, number] = [1, 0];
+  private importedTotal: number | undefined;
+  private baseline = 0;
+  private frozen: number | undefined;
+  private error: string | undefined;
+
+  constructor(
+    private readonly api: SwitchboardApi,
+    private readonly source: string,
+    private readonly buffer: TraceBuffer | null,
+  ) {
+    super();
+    if (!buffer) {
+      api.traceQuery({ source, limit: 1 }).then(
+        (page) => {
+          this.importedTotal = page.total;
+          this.bump();
+        },
+        (error) => {
+          this.error = errorMessage(error);
+          this.importedTotal = 0;
+          this.bump();
+        },
+      );
+    }
+  }
+
+  /** Hides events up to this seq ("Clear view") and freezes the end while paused. */
+  configure(baseline: number, frozen: number | undefined): void {
+    if (baseline === this.baseline && frozen === this.frozen) return;
+    this.baseline = baseline;
+    this.frozen = frozen;
+    this.bump();
+  }
+
+  get total(): number {
+    if (!this.buffer) return this.importedTotal ?? 0;
+    return this.frozen ?? this.buffer.total;
+  }
+
+  get count(): number {
+    return Math.max(0, this.total - this.baseline);
+  }
+
+  seqAt(index: number): number {
+    return this.baseline + index + 1;
+  }
+
+  rowAt(index: number): TraceEvent | undefined {
+    return this.get(this.seqAt(index));
+  }
+
+  get(seq: number): TraceEvent | undefined {
+    const window = this.buffer?.events;
+    if (window && window.length && seq >= window[0]!.seq && seq <= window[window.length - 1]!.seq) {
+      const found = findSeq(window, seq);
+      if (found) return found;
+    }
+    const page = this.pages.get(Math.floor((seq - 1) / PAGE));
+    if (!page) return undefined;
+    const guess = page[(seq - 1) % PAGE];
+    return guess?.seq === seq ? guess : findSeq(page, seq);
+  }
+
+  visible(start: number, end: number): void {
+    const from = this.seqAt(Math.max(0, start));
+    const to = Math.min(this.seqAt(end), this.total);
+    if (from === this.wanted[0] && to === this.wanted[1]) return;
+    this.wanted = [from, to];
+    this.pump();
+  }
+
+  indexOfSeq(seq: number): number {
+    return seq > this.baseline && seq <= this.total ? seq - this.baseline - 1 : -1;
+  }
+
+  tick(): void {
+    // The count reads the buffer's total; pages stay valid (events never change).
+    this.pump();
+  }
+
+  status(): ModelStatus {
+    return { count: this.count, events: this.count, total: this.total, exact: true, loading: !this.buffer && this.importedTotal === undefined, loadingOlder: this.inflight.size > 0, error: this.error };
+  }
+
+  private pump(): void {
+    if (this.disposed) return;
+    const [from, to] = this.wanted;
+    for (let seq = from; seq <= to; ) {
+      const page = Math.floor((seq - 1) / PAGE);
+      if (this.get(seq) === undefined && !this.pages.has(page) && !this.inflight.has(page)) {
+        if (this.inflight.size >= MAX_INFLIGHT) return;
+        this.load(page);
+        seq = (page + 1) * PAGE + 1;
+      } else seq++;
+    }
+  }
+
+  private load(page: number): void {
+    this.inflight.add(page);
+    this.api.traceQuery({ source: this.source, order: 'asc', cursor: page * PAGE, limit: PAGE }).then(
+      (result) => {
+        this.inflight.delete(page);
+        this.pages.set(page, result.events);
+        if (!this.buffer) this.importedTotal = Math.max(this.importedTotal ?? 0, result.total);
+        this.evict();
+        this.bump();
+        this.pump();
+      },
+      (error) => {
+        this.inflight.delete(page);
+        this.error = errorMessage(error);
+        this.bump();
+      },
+    );
+  }
+
+  private evict(): void {
+    if (this.pages.size <= MAX_PAGES) return;
+    const center = Math.floor((this.wanted[0] + this.wanted[1]) / 2 / PAGE);
+    const byDistance = [...this.pages.keys()].sort((a, b) => Math.abs(b - center) - Math.abs(a - center));
+    for (const page of byDistance.slice(0, this.pages.size - MAX_PAGES)) this.pages.delete(page);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+const LIST_PAGE = 1000;
+const TAIL_PAGE = 5000;
+
+export class ListModel extends Emitter implements RowModel {
+  readonly kind = 'list' as const;
+  /** Matching events, oldest first. */
+  events: TraceEvent[] = [];
+  private olderCursor: number | undefined;
+  private loading = true;
+  private loadingOlder = false;
+  private tailing = false;
+  /** Filtered live mode: events up to this seq have been scanned by main. */
+  private scannedTo = 0;
+  private error: string | undefined;
+  private total = 0;
+
+  private readonly groups = new Map<string, ExchangeGroup>();
+  private items: Row[] = [];
+  private rows: Row[] = [];
+  private rowsDirty = true;
+
+  constructor(
+    private readonly api: SwitchboardApi,
+    private readonly source: string,
+    /** The live buffer: unfiltered (grouped), rows come from its window; filtered, only its total is read. */
+    private readonly buffer: TraceBuffer | null,
+    /** Filters as traceQuery args; `null` = every event. */
+    private readonly query: Record<string, unknown> | null,
+    private readonly live: boolean,
+    private readonly grouped: boolean,
+    private expanded: ReadonlySet<string>,
+    private readonly baseline: number,
+    private readonly isError: (event: TraceEvent) => boolean,
+  ) {
+    super();
+    void this.init();
+  }
+
+  private get useBuffer(): boolean {
+    return this.buffer !== null && this.query === null;
+  }
+
+  private async init(): Promise<void> {
+    try {
+      if (this.useBuffer) {
+        const window = this.buffer!.events;
+        this.events = window.slice(firstAfter(window, this.baseline));
+        this.total = this.buffer!.total;
+        const first = this.events[0]?.seq;
+        this.olderCursor = first !== undefined ? (first > this.baseline + 1 ? first : undefined) : this.total > this.baseline ? this.total + 1 : undefined;
+      } else {
+        const page = await this.api.traceQuery({ ...this.query, source: this.source, order: 'desc', limit: LIST_PAGE });
+        if (this.disposed) return;
+        const events = page.events.reverse();
+        this.events = events.slice(firstAfter(events, this.baseline));
+        this.olderCursor = this.events.length < events.length ? undefined : page.nextCursor;
+        this.scannedTo = page.total;
+        this.total = page.total;
+      }
+      this.rebuild();
+    } catch (error) {
+      this.error = errorMessage(error);
+    }
+    this.loading = false;
+    this.bump();
+  }
+
+  get hasOlder(): boolean {
+    return this.olderCursor !== undefined;
+  }
+
+  get isLoadingOlder(): boolean {
+    return this.loadingOlder;
+  }
+
+  /** Loads the next older page; resolves true when rows were added. */
+  async loadOlder(): Promise<boolean> {
+    if (this.olderCursor === undefined || this.loadingOlder || this.loading) return false;
+    this.loadingOlder = true;
+    this.bump();
+    try {
+      const page = await this.api.traceQuery({ ...(this.query ?? {}), source: this.source, order: 'desc', cursor: this.olderCursor, limit: LIST_PAGE });
+      if (this.disposed) return false;
+      const events = page.events.reverse();
+      const older = events.slice(firstAfter(events, this.baseline));
+      this.olderCursor = older.length < events.length ? undefined : page.nextCursor;
+      this.events = older.concat(this.events);
+      this.total = Math.max(this.total, page.total);
+      this.rebuild();
+      return older.length > 0;
+    } catch (error) {
+      this.error = errorMessage(error);
+      this.olderCursor = undefined;
+      return false;
+    } finally {
+      this.loadingOlder = false;
+      this.bump();
+    }
+  }
+
+  setExpanded(expanded: ReadonlySet<string>): void {
+    if (expanded === this.expanded) return;
+    this.expanded = expanded;
+    this.rowsDirty = true;
+    this.bump();
+  }
+
+  get count(): number {
+    return this.grouped ? this.flat().length : this.events.length;
+  }
+
+  rowAt(index: number): Row | undefined {
+    return this.grouped ? this.flat()[index] : this.events[index];
+  }
+
+  seqAt(index: number): number | undefined {
+    return this.rowAt(index)?.seq;
+  }
+
+  visible(): void {
+    // Everything loaded is in memory; older pages load when the table asks (loadOlder).
+  }
+
+  indexOfSeq(seq: number): number {
+    if (!this.grouped) {
+      const at = firstAfter(this.events, seq - 1);
+      return this.events[at]?.seq === seq ? at : -1;
+    }
+    const rows = this.flat();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      if (row instanceof ExchangeGroup) {
+        if (row.contains(seq) && !this.expanded.has(row.exchange)) return i;
+      } else if (row.seq === seq) return i;
+    }
+    return -1;
+  }
+
+  /** The exchange group an event belongs to, when grouped. */
+  groupOf(event: TraceEvent): ExchangeGroup | undefined {
+    return this.grouped && event.exchange ? this.groups.get(event.exchange) : undefined;
+  }
+
+  tick(paused: boolean): void {
+    if (!this.live || paused || this.loading || this.disposed) return;
+    if (this.useBuffer) {
+      const window = this.buffer!.events;
+      const last = this.events.length ? this.events[this.events.length - 1]!.seq : this.baseline;
+      const from = firstAfter(window, last);
+      this.total = this.buffer!.total;
+      if (from >= window.length) return;
+      const fresh = window.slice(from);
+      for (const event of fresh) this.events.push(event);
+      this.append(fresh);
+      this.bump();
+      return;
+    }
+    void this.tail();
+  }
+
+  private async tail(): Promise<void> {
+    if (this.tailing) return;
+    this.tailing = true;
+    try {
+      for (;;) {
+        const page = await this.api.traceQuery({ ...this.query, source: this.source, order: 'asc', cursor: this.scannedTo, limit: TAIL_PAGE });
+        if (this.disposed) return;
+        const last = this.events.length ? this.events[this.events.length - 1]!.seq : 0;
+        const fresh = page.events.filter((e) => e.seq > last && e.seq > this.baseline);
+        for (const event of fresh) this.events.push(event);
+        this.append(fresh);
+        this.total = Math.max(this.total, page.total);
+        this.scannedTo = page.nextCursor ?? Math.max(this.scannedTo, page.total);
+        if (fresh.length) this.bump();
+        if (page.nextCursor === undefined) break;
+      }
+    } catch (error) {
+      this.error = errorMessage(error);
+      this.bump();
+    } finally {
+      this.tailing = false;
+    }
+  }
+
+  status(): ModelStatus {
+    return {
+      count: this.count,
+      events: this.events.length,
+      total: this.buffer ? Math.max(this.buffer.total, this.total) : this.total,
+      exact: this.olderCursor === undefined,
+      loading: this.loading,
+      loadingOlder: this.loadingOlder,
+      error: this.error,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------
+
+  private rebuild(): void {
+    this.groups.clear();
+    this.items = [];
+    this.append(this.events);
+  }
+
+  private append(events: readonly TraceEvent[]): void {
+    if (!this.grouped) return;
+    for (const event of events) {
+      const exchange = event.exchange;
+      if (exchange && event.channel !== 'lifecycle') {
+        let group = this.groups.get(exchange);
+        if (!group) {
+          group = new ExchangeGroup(exchange, event);
+          this.groups.set(exchange, group);
+          this.items.push(group);
+        }
+        group.add(event, this.isError(event));
+      } else this.items.push(event);
+    }
+    this.rowsDirty = true;
+  }
+
+  private flat(): Row[] {
+    if (!this.rowsDirty) return this.rows;
+    const rows: Row[] = [];
+    for (const item of this.items) {
+      rows.push(item);
+      if (item instanceof ExchangeGroup && this.expanded.has(item.exchange)) for (const event of item.events) rows.push(event);
+    }
+    this.rows = rows;
+    this.rowsDirty = false;
+    return rows;
+  }
+}

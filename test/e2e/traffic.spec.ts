@@ -1,0 +1,316 @@
+/**
+ * The Traffic view against real fixture servers: a legacy-era Streamable HTTP server with
+ * sessions (POSTs answered as SSE streams with event ids) and a stdio one. Calls made through
+ * the UI, then: filters, grouping, the detail pane of a POST-SSE exchange (headers, SSE events
+ * with ids, JSON bodies), copy as cURL, HAR and JSONL export, and the JSONL read back read-only.
+ */
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtures/everything/harness';
+import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
+import {
+  clearTrafficFilters,
+  filterMethod,
+  openTraffic,
+  pickFilter,
+  rowAttr,
+  toggleErrorsOnly,
+  trafficCount,
+  trafficGroups,
+  trafficRows,
+  waitForFiltered,
+} from './support/traffic';
+import { addServer, callTool, shellQuote } from './support/ui';
+
+let app: BrowserModeApp;
+let legacy: RunningFixture;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  app = await startBrowserMode();
+  legacy = await startFixture({ transport: 'http', era: 'legacy', sessions: true });
+});
+
+test.afterAll(async () => {
+  await app?.close();
+  await legacy?.close();
+});
+
+/** Selects the request row of the slow_count call: a POST answered with an SSE stream. */
+async function selectSlowCountExchange(page: Page): Promise<void> {
+  await page.getByTestId('traffic-search').fill('slow_count');
+  await pickFilter(page, 'traffic-filter-kind', 'http-request');
+  await waitForFiltered(page);
+  const request = trafficRows(page).filter({ has: page.locator('text=tools/call') }).first();
+  await expect(request).toHaveAttribute('data-channel', 'post-sse');
+  await request.click();
+  await expect(page.getByTestId('traffic-detail')).toHaveAttribute('data-exchange', /.+/);
+}
+
+test('records the calls and filters them by server, channel, method, text and errors', async ({ page }) => {
+  await openApp(page, app);
+  const { command, args } = stdioFixtureCommand();
+  await addServer(page, { name: 'legacy http', url: legacy.url });
+  await addServer(page, { name: 'local stdio', command: shellQuote([command, ...args]) });
+  await expect(page.locator('[data-testid="server-item"][data-server-name="legacy http"]')).toHaveAttribute('data-state', 'connected');
+  await expect(page.locator('[data-testid="server-item"][data-server-name="local stdio"]')).toHaveAttribute('data-state', 'connected');
+
+  await callTool(page, 'legacy-http__slow_count', { steps: 3, delayMs: 40 });
+  await callTool(page, 'legacy-http__log', { level: 'warning', message: 'disk almost full' });
+  await callTool(page, 'legacy-http__add', { a: 2, b: 40 });
+  await callTool(page, 'legacy-http__fail', { message: 'broken on purpose' });
+  await callTool(page, 'local-stdio__echo', { text: 'hello traffic' });
+
+  await openTraffic(page);
+  await expect.poll(() => trafficCount(page)).toBeGreaterThan(20);
+  await expect(trafficRows(page).first()).toBeVisible();
+  // Both servers are in the unfiltered table, and the count is every event main holds.
+  const servers = new Set(await rowAttr(trafficRows(page), 'data-server-name'));
+  expect(servers.has('legacy http') && servers.has('local stdio')).toBe(true);
+
+  await test.step('server', async () => {
+    await pickFilter(page, 'traffic-filter-server', 'local stdio');
+    await waitForFiltered(page);
+    await expect(trafficRows(page).first()).toBeVisible();
+    expect(new Set(await rowAttr(trafficRows(page), 'data-server-name'))).toEqual(new Set(['local stdio']));
+    expect(await rowAttr(trafficRows(page), 'data-channel')).toContain('stdio');
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('channel', async () => {
+    await pickFilter(page, 'traffic-filter-channel', 'post-sse');
+    await waitForFiltered(page);
+    await expect(trafficRows(page).first()).toBeVisible();
+    expect(new Set(await rowAttr(trafficRows(page), 'data-channel'))).toEqual(new Set(['post-sse']));
+    const kinds = new Set(await rowAttr(trafficRows(page), 'data-kind'));
+    expect(kinds.has('sse-event')).toBe(true);
+    expect(kinds.has('http-request')).toBe(true);
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('method', async () => {
+    await filterMethod(page, 'tools/call');
+    await waitForFiltered(page);
+    await expect(trafficRows(page).first()).toBeVisible();
+    const methods = await rowAttr(trafficRows(page), 'data-method');
+    expect(new Set(methods)).toEqual(new Set(['tools/call']));
+    // Five calls: each request recorded once (HTTP request, or the stdio line).
+    expect(methods.length).toBe(5);
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('text (the "/" key focuses the search box)', async () => {
+    await page.getByTestId('traffic-status').click();
+    await page.keyboard.press('/');
+    await expect(page.getByTestId('traffic-search')).toBeFocused();
+    await page.keyboard.type('hello traffic');
+    await waitForFiltered(page);
+    const rows = trafficRows(page);
+    await expect(rows).toHaveCount(2);
+    expect(new Set(await rowAttr(rows, 'data-server-name'))).toEqual(new Set(['local stdio']));
+    expect(await rowAttr(rows, 'data-kind')).toEqual(['jsonrpc-out', 'jsonrpc-in']);
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('status class', async () => {
+    await page.getByTestId('traffic-filters').getByText('4xx', { exact: true }).click();
+    await waitForFiltered(page);
+    await expect(trafficRows(page).first()).toBeVisible();
+    const statuses = await rowAttr(trafficRows(page), 'data-status');
+    expect(statuses.every((s) => /^4\d\d$/.test(s))).toBe(true);
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('errors only, and the filters survive switching views', async () => {
+    await toggleErrorsOnly(page);
+    await waitForFiltered(page);
+    await page.getByTestId('view-tools').click();
+    await openTraffic(page);
+    await expect(page.getByTestId('traffic-table')).toHaveAttribute('data-filtered', 'true');
+    await expect(trafficRows(page).first()).toBeVisible();
+    const errors = await rowAttr(trafficRows(page), 'data-error');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((e) => e === 'true')).toBe(true);
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('"Show traffic" from the server menu filters by server', async () => {
+    await page.locator('[data-testid="server-item"][data-server-name="legacy http"]').getByTestId('server-menu').click();
+    await page.getByRole('menuitem', { name: 'Show traffic' }).click();
+    await waitForFiltered(page);
+    expect(new Set(await rowAttr(trafficRows(page), 'data-server-name'))).toEqual(new Set(['legacy http']));
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('grouping: one row per exchange, expandable', async () => {
+    await page.getByTestId('traffic-group-toggle').check();
+    await expect(page.getByTestId('traffic-table')).toHaveAttribute('data-grouped', 'true');
+    const sseGroup = trafficGroups(page).filter({ has: page.locator('text=tools/call') }).and(page.locator('[data-channel="post-sse"]')).first();
+    await expect(sseGroup).toBeVisible();
+    const events = Number(await sseGroup.getAttribute('data-events'));
+    expect(events).toBeGreaterThanOrEqual(4);
+    const exchange = (await sseGroup.getAttribute('data-exchange'))!;
+    await sseGroup.getByTestId('traffic-group-expand').click();
+    await expect(trafficRows(page).and(page.locator(`[data-exchange="${exchange}"]`))).toHaveCount(events);
+    await sseGroup.getByTestId('traffic-group-expand').click();
+    await page.getByTestId('traffic-group-toggle').uncheck();
+    await expect(page.getByTestId('traffic-table')).toHaveAttribute('data-grouped', 'false');
+  });
+
+  await test.step('separators where sessions start and states change', async () => {
+    await pickFilter(page, 'traffic-filter-kind', 'session');
+    await pickFilter(page, 'traffic-filter-kind', 'state');
+    await waitForFiltered(page);
+    await expect(trafficRows(page).first()).toBeVisible();
+    const rows = trafficRows(page);
+    expect(new Set(await rowAttr(rows, 'data-separator'))).toEqual(new Set(['session', 'state']));
+    await expect(rows.and(page.locator('[data-separator="session"]')).first()).toContainText('session issued');
+    await expect(rows.filter({ hasText: 'state: connected' }).first()).toBeVisible();
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('pause holds new events; resume adds every one of them', async () => {
+    const before = await trafficCount(page);
+    await page.getByTestId('traffic-pause').click();
+    await expect(page.getByTestId('traffic-pause')).toHaveAttribute('data-paused', 'true');
+    await page.getByTestId('view-tools').click();
+    await callTool(page, 'local-stdio__echo', { text: 'said while paused' });
+    await openTraffic(page);
+    const held = page.getByTestId('traffic-held');
+    await expect(held).toContainText('new events held');
+    await expect.poll(async () => Number(await held.getAttribute('data-held'))).toBeGreaterThanOrEqual(2);
+    expect(await trafficCount(page)).toBe(before);
+    const heldCount = Number(await held.getAttribute('data-held'));
+    await page.getByTestId('traffic-pause').click();
+    await expect(held).toBeHidden();
+    await expect.poll(() => trafficCount(page)).toBeGreaterThanOrEqual(before + heldCount);
+    await page.getByTestId('traffic-search').fill('said while paused');
+    await waitForFiltered(page);
+    await expect(trafficRows(page)).toHaveCount(2);
+    await clearTrafficFilters(page);
+  });
+
+  await test.step('clear view hides what is there; new events still show; "show" brings the rest back', async () => {
+    const total = await trafficCount(page);
+    await page.getByTestId('traffic-clear-view').click();
+    await expect(page.getByTestId('traffic-empty')).toContainText('View cleared');
+    expect(await trafficCount(page)).toBe(0);
+    await page.getByTestId('view-tools').click();
+    await callTool(page, 'local-stdio__echo', { text: 'after the clear' });
+    await openTraffic(page);
+    await expect.poll(() => trafficCount(page)).toBeGreaterThanOrEqual(2);
+    expect((await rowAttr(trafficRows(page), 'data-seq')).every((seq) => Number(seq) > total)).toBe(true);
+    expect(await rowAttr(trafficRows(page), 'data-server-name')).toContain('local stdio');
+    await page.getByTestId('traffic-restore-view').click();
+    await expect.poll(() => trafficCount(page)).toBeGreaterThanOrEqual(total + 2);
+  });
+});
+
+test('the detail pane of a POST-SSE exchange: headers, SSE events with ids, JSON bodies, cURL', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.origin });
+  await openApp(page, app);
+  await openTraffic(page);
+  await selectSlowCountExchange(page);
+  const detail = page.getByTestId('traffic-detail');
+  await expect(detail.getByTestId('traffic-detail-title')).toHaveText('POST /mcp');
+  await expect(detail.getByTestId('traffic-detail-status')).toContainText('200');
+
+  // Headers, as recorded.
+  await detail.getByTestId('traffic-tab-headers').click();
+  await expect(detail.getByTestId('traffic-request-headers')).toContainText('mcp-session-id');
+  await expect(detail.getByTestId('traffic-request-headers')).toContainText('text/event-stream');
+  await expect(detail.getByTestId('traffic-response-headers')).toContainText('content-type');
+  await expect(detail.getByTestId('traffic-response-headers')).toContainText('text/event-stream');
+
+  // The stream: every SSE event with its id (the fixture's event store numbers them).
+  await detail.getByTestId('traffic-tab-events').click();
+  const sse = detail.getByTestId('sse-event');
+  await expect(sse.first()).toBeVisible();
+  const ids = await rowAttr(sse, 'data-sse-id');
+  expect(ids.length).toBeGreaterThanOrEqual(2);
+  expect(ids.every((id) => id.length > 0)).toBe(true);
+  expect(new Set(ids).size).toBe(ids.length);
+  await expect(detail.getByTestId('traffic-sse-data')).toContainText('counted to 3');
+
+  // Bodies as JSON trees: the request names the tool, the response is the result.
+  await detail.getByTestId('traffic-tab-payload').click();
+  await expect(detail.getByTestId('traffic-request-body-tree')).toContainText('slow_count');
+  await expect(detail.getByTestId('traffic-request-body-tree')).toContainText('tools/call');
+  await expect(detail.getByTestId('traffic-response-body-tree')).toContainText('counted to 3');
+
+  // Copy as cURL: the URL, the headers, the body.
+  await detail.getByTestId('traffic-copy-curl').click();
+  const curl = page.getByTestId('traffic-curl-text');
+  await expect(curl).toContainText(`curl '${legacy.url}'`);
+  const text = (await curl.textContent()) ?? '';
+  expect(text).toContain("-H 'mcp-session-id: ");
+  expect(text).toContain('-X POST');
+  expect(text).toContain('--data-raw');
+  const clipboard = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+  expect(clipboard).toBe(text);
+  await page.keyboard.press('Escape');
+
+  // "Show in table" reveals the selected event after the filters changed.
+  const seq = await detail.getAttribute('data-seq');
+  await clearTrafficFilters(page);
+  await page.getByTestId('traffic-table').evaluate((el) => (el.scrollTop = 0));
+  await detail.getByTestId('traffic-detail-reveal').click();
+  await expect(page.locator(`[data-testid="traffic-row"][data-seq="${seq}"]`)).toHaveAttribute('aria-selected', 'true');
+
+  // Screenshots: the whole table with the detail pane on the SSE exchange's stream.
+  await detail.getByTestId('traffic-tab-events').click();
+  await expect(detail.getByTestId('traffic-sse-data')).toBeVisible();
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.screenshot({ path: 'docs/screenshots/traffic-light.png' });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: 'docs/screenshots/traffic-dark.png' });
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('exports HAR and JSONL, and opens the JSONL read-only', async ({ page }) => {
+  await openApp(page, app);
+  await openTraffic(page);
+  const liveCount = await trafficCount(page);
+  expect(liveCount).toBeGreaterThan(20);
+
+  // HAR: one entry per HTTP exchange; SSE streams in _eventSourceMessages.
+  await page.getByTestId('traffic-export').click();
+  const [har] = await Promise.all([page.waitForEvent('download'), page.getByTestId('traffic-export-har').click()]);
+  expect(har.suggestedFilename()).toMatch(/\.har$/);
+  const parsed = JSON.parse(readFileSync((await har.path())!, 'utf8')) as { log: { entries: { request: { url: string }; _eventSourceMessages?: { eventId: string; data: string }[] }[] } };
+  expect(parsed.log.entries.length).toBeGreaterThan(3);
+  const streamed = parsed.log.entries.filter((e) => (e._eventSourceMessages?.length ?? 0) > 0);
+  expect(streamed.length).toBeGreaterThan(0);
+  expect(streamed.some((e) => e._eventSourceMessages!.some((m) => m.data.includes('counted to 3')))).toBe(true);
+  expect(parsed.log.entries.every((e) => e.request.url.startsWith(legacy.url.replace(/\/mcp$/, '')))).toBe(true);
+
+  // JSONL: everything; opened again read-only.
+  await page.getByTestId('traffic-export').click();
+  const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('traffic-export-jsonl').click()]);
+  expect(jsonl.suggestedFilename()).toMatch(/\.jsonl$/);
+  const path = test.info().outputPath(jsonl.suggestedFilename());
+  await jsonl.saveAs(path);
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
+  const exportedEvents = lines.length - 1;
+  expect(exportedEvents).toBeGreaterThanOrEqual(liveCount);
+
+  await page.getByTestId('traffic-import-input').setInputFiles(path);
+  await expect(page.getByTestId('imported-source')).toBeVisible();
+  await expect(page.getByTestId('imported-source')).toContainText('read-only');
+  await expect(page.getByTestId('traffic-readonly')).toBeVisible();
+  await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', /^import-\d+$/);
+  await expect(page.getByTestId('traffic-follow')).toHaveCount(0);
+  await expect(page.getByTestId('traffic-pause')).toHaveCount(0);
+  await expect.poll(() => trafficCount(page)).toBe(exportedEvents);
+  await expect(trafficRows(page).first()).toBeVisible();
+  // Server names come from the file; filters query the imported trace.
+  await pickFilter(page, 'traffic-filter-server', 'local stdio');
+  await waitForFiltered(page);
+  expect(new Set(await rowAttr(trafficRows(page), 'data-server-name'))).toEqual(new Set(['local stdio']));
+  await clearTrafficFilters(page);
+
+  await page.getByTestId('imported-source').getByRole('button', { name: 'Back to live' }).click();
+  await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', 'live');
+  await expect(page.getByTestId('traffic-follow')).toBeVisible();
+});
