@@ -15,6 +15,7 @@ import {
   SdkErrorCode,
   StreamableHTTPClientTransport,
   type ClientCapabilities,
+  type jsonSchemaValidator,
   type Prompt,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
@@ -70,6 +71,16 @@ export interface ServerLists {
 }
 
 type NegotiationMode = 'auto' | 'legacy' | { pin: string };
+/**
+ * An inspector shows what the server sent, including a result that breaks its own output
+ * schema: the SDK's validator would throw such a result away (and refuse tools whose output
+ * schema does not compile). The UI checks structuredContent against the schema and shows any
+ * mismatch instead.
+ */
+const SHOW_EVERYTHING: jsonSchemaValidator = {
+  getValidator: () => (input) => ({ valid: true, data: input as never, errorMessage: undefined }),
+};
+
 const EMPTY_LISTS: ServerLists = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
 
 /** Backoff before attempt n (1-based): 1 s, 2 s, 4 s … capped at 30 s. */
@@ -454,6 +465,7 @@ export class ServerConnection {
     const client = new Client(CLIENT_INFO, {
       capabilities: this.capabilities(),
       versionNegotiation: { mode },
+      jsonSchemaValidator: SHOW_EVERYTHING,
       listChanged: {
         tools: { onChanged: onChanged('tools'), debounceMs: 100 },
         prompts: { onChanged: onChanged('prompts'), debounceMs: 100 },

@@ -16,14 +16,28 @@ export async function addServer(page: Page, server: { name: string; command?: st
   await expect(page.locator(`[data-testid="server-item"][data-server-name="${server.name}"]`)).toBeVisible();
 }
 
-/** Selects a tool, writes its JSON arguments, calls it, and returns the result panel. */
+/**
+ * Selects a tool (searching for it: the list is virtualized), writes its JSON arguments, calls it
+ * (even when they do not match its input schema), and returns the result panel.
+ */
 export async function callTool(page: Page, name: string, args: unknown): Promise<Locator> {
-  await page.locator(`[data-tool-name="${name}"]`).click();
+  const toolsView = page.getByTestId('view-tools');
+  if ((await toolsView.getAttribute('aria-selected')) !== 'true') await toolsView.click();
+  const toolsTab = page.getByTestId('tools-tab-tools');
+  if ((await toolsTab.getAttribute('aria-selected')) !== 'true') await toolsTab.click();
+  const item = page.locator(`[data-testid="tool-item"][data-tool-name="${name}"]`);
+  if ((await item.count()) === 0) await page.getByTestId('tool-search').fill(name);
+  await item.click();
   const detail = page.getByTestId('tool-detail');
-  await expect(detail.getByRole('heading', { name })).toBeVisible();
+  await expect(detail).toHaveAttribute('data-tool-name', name);
+  await detail.getByTestId('tool-tab-json').click();
   await detail.getByTestId('tool-args').fill(JSON.stringify(args));
   await detail.getByTestId('tool-call').click();
   const result = detail.getByTestId('tool-result');
+  // Arguments that do not match the input schema are held back: send them anyway, as asked.
+  const blocked = detail.getByTestId('tool-send-anyway');
+  await expect(result.or(blocked).or(detail.getByTestId('tool-running')).first()).toBeVisible();
+  if (await blocked.isVisible()) await blocked.click();
   await expect(result).toBeVisible();
   return result;
 }

@@ -1,46 +1,521 @@
-import { Alert, Code, Group, Stack, Text } from '@mantine/core';
-import type { Result } from '../../../../contract';
+/**
+ * A tool call's result, by content type. Server output is hostile input: text is text (with
+ * hidden characters made visible), images render only from base64 raster image types, audio
+ * only from audio types, links are shown and never followed, blobs are downloads. Structured
+ * content is checked against the tool's output schema and a mismatch is shown, not hidden.
+ */
+import { Alert, Anchor, Badge, Button, Group, List, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
+import { useEffect, useState, type ReactNode } from 'react';
+import type { Result, ToolEntry } from '../../../../contract';
+import { JsonTree } from '../../components/JsonTree';
+import { copyText, downloadText } from '../../components/download';
+import { navigation } from '../../state/navigation';
+import type { CallOutcome } from './calls-store';
+import { SafeLabel, SafeText, hasInvisible, reveal } from './SafeText';
+import { formatChars, isObject, pathLabel } from './schema';
+import classes from './tools.module.css';
+import { validateAgainst, type Validation } from './validation';
 
-type Block = { type?: unknown; text?: unknown };
+/** Text over this many characters is shown in part, with "Show all" and "Save to file". */
+export const TEXT_LIMIT = 100_000;
+const TEXT_PREVIEW = 20_000;
+const RASTER = /^image\/(png|jpeg|jpg|gif|webp|bmp|avif)$/i;
+const AUDIO = /^audio\/[a-z0-9.+-]+$/i;
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
-/** Server output is hostile input: rendered as text only, never as HTML. */
-export function ToolResultView({ value }: { value: Result<'callTool'> }) {
+type Block = Record<string, unknown> & { type?: unknown };
+
+export function ToolResultView({ value, tool }: { value: Result<'callTool'>; tool?: ToolEntry }) {
   const { result } = value;
   const isError = result.isError === true;
-  const content = Array.isArray(result.content) ? (result.content as Block[]) : [];
+  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  const [mode, setMode] = useState<'rendered' | 'raw'>('rendered');
   return (
     <Stack gap="xs" data-testid="tool-result" data-is-error={isError}>
-      <Group gap="xs">
-        <Text size="sm" fw={600} c={isError ? 'orange' : undefined}>
-          {isError ? 'Tool reported an error (isError)' : 'Result'}
-        </Text>
-        <Text size="xs" c="dimmed">
-          {value.durationMs.toFixed(0)} ms
-        </Text>
-      </Group>
-      {content.map((block, i) =>
-        block.type === 'text' && typeof block.text === 'string' ? (
-          <Alert key={i} color={isError ? 'orange' : 'gray'} variant="light" p="xs">
-            <Text size="sm" className="pre-wrap mono" data-testid="tool-result-text">
-              {block.text}
-            </Text>
-          </Alert>
-        ) : (
-          <Code key={i} block>
-            {JSON.stringify(block, null, 2)}
-          </Code>
-        ),
-      )}
-      {result.structuredContent !== undefined && (
-        <>
-          <Text size="xs" fw={600}>
-            structuredContent
+      <Group justify="space-between" gap={6} wrap="wrap">
+        <Group gap={8} wrap="nowrap">
+          {isError ? (
+            <Badge color="orange" variant="filled" data-testid="tool-result-iserror" style={{ flex: 'none' }}>
+              tool reported an error
+            </Badge>
+          ) : (
+            <Badge color="green" variant="light" style={{ flex: 'none' }}>
+              result
+            </Badge>
+          )}
+          <Text size="xs" c="dimmed" data-testid="tool-result-duration" style={{ whiteSpace: 'nowrap' }}>
+            {formatMs(value.durationMs)} · {content.length} {content.length === 1 ? 'block' : 'blocks'}
+            {result.structuredContent !== undefined ? ' + structured' : ''}
           </Text>
-          <Code block data-testid="tool-result-structured">
-            {JSON.stringify(result.structuredContent, null, 2)}
-          </Code>
+        </Group>
+        <Group gap={6} wrap="nowrap">
+          <SegmentedControl
+            size="xs"
+            value={mode}
+            onChange={(v) => setMode(v as 'rendered' | 'raw')}
+            data={[
+              { value: 'rendered', label: 'Rendered' },
+              { value: 'raw', label: 'Raw' },
+            ]}
+            data-testid="tool-result-mode"
+          />
+          <TrafficLink seq={value.traceSeq} />
+        </Group>
+      </Group>
+      {isError && (
+        <Alert color="orange" variant="light" p="xs" title="The tool ran and reported an error (isError: true)">
+          <Text size="xs">The server answered normally; the tool itself says it failed. Its message is below.</Text>
+        </Alert>
+      )}
+      {mode === 'raw' ? (
+        <div className={classes.schemaBox} style={{ maxHeight: 520 }}>
+          <JsonTree value={result} expandDepth={3} />
+        </div>
+      ) : (
+        <>
+          {content.length === 0 && result.structuredContent === undefined && (
+            <Text size="sm" c="dimmed">
+              The result has no content blocks.
+            </Text>
+          )}
+          {content.slice(0, 500).map((block, i) => (
+            <ContentBlock key={i} block={isObject(block) ? (block as Block) : { type: undefined, value: block }} isError={isError} index={i} />
+          ))}
+          {content.length > 500 && (
+            <Text size="xs" c="dimmed">
+              {content.length - 500} more content blocks: see the Raw view.
+            </Text>
+          )}
+          {result.structuredContent !== undefined && <StructuredContent value={result.structuredContent} tool={tool} isError={isError} />}
+          {tool?.outputSchema && result.structuredContent === undefined && !isError && (
+            <Alert color="yellow" variant="light" p="xs" data-testid="tool-output-mismatch">
+              <Text size="xs">The tool declares an output schema but returned no structuredContent.</Text>
+            </Alert>
+          )}
         </>
       )}
     </Stack>
   );
+}
+
+export function TrafficLink({ seq }: { seq?: number }) {
+  if (seq === undefined) return null;
+  return (
+    <Tooltip label={`Show this exchange (trace event #${seq}) in the Traffic view`}>
+      <Button size="compact-xs" variant="light" onClick={() => navigation.showTraffic({ kind: 'seq', seq })} data-testid="tool-view-traffic">
+        View in Traffic
+      </Button>
+    </Tooltip>
+  );
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${ms.toFixed(0)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+function BlockFrame({ label, actions, children, isError, testId }: { label: ReactNode; actions?: ReactNode; children: ReactNode; isError?: boolean; testId?: string }) {
+  return (
+    <div className={`${classes.resultBlock} ${isError ? classes.errorResult : ''}`} data-testid={testId}>
+      <div className={classes.resultBlockHeader}>
+        <span style={{ minWidth: 0, overflow: 'hidden' }}>{label}</span>
+        {actions && (
+          <Group gap={4} wrap="nowrap">
+            {actions}
+          </Group>
+        )}
+      </div>
+      {children}
+    </div>
+  );
+}
+
+function ContentBlock({ block, isError, index }: { block: Block; isError: boolean; index: number }) {
+  const type = typeof block.type === 'string' ? block.type : undefined;
+  const mime = typeof block.mimeType === 'string' ? block.mimeType : undefined;
+  switch (type) {
+    case 'text':
+      return typeof block.text === 'string' ? <TextBlock text={block.text} label={`text #${index}`} isError={isError} /> : <Unknown block={block} index={index} />;
+    case 'image':
+      return <MediaBlock kind="image" data={block.data} mime={mime} index={index} />;
+    case 'audio':
+      return <MediaBlock kind="audio" data={block.data} mime={mime} index={index} />;
+    case 'resource_link':
+      return <ResourceLinkBlock block={block} index={index} />;
+    case 'resource':
+      return <EmbeddedResource resource={isObject(block.resource) ? block.resource : {}} index={index} />;
+    default:
+      return <Unknown block={block} index={index} />;
+  }
+}
+
+/** Text, clipped past TEXT_LIMIT, with copy / show all / save. */
+export function TextBlock({ text, label, isError, testId = 'tool-result-text' }: { text: string; label: string; isError?: boolean; testId?: string }) {
+  const [all, setAll] = useState(false);
+  const huge = text.length > TEXT_LIMIT;
+  const shown = huge && !all ? text.slice(0, TEXT_PREVIEW) : text;
+  const hidden = hasInvisible(shown);
+  return (
+    <BlockFrame
+      isError={isError}
+      label={
+        <Group gap={6} wrap="nowrap">
+          <span>{label}</span>
+          <span>· {text.length.toLocaleString()} chars</span>
+          {hidden && (
+            <Tooltip label="Contains control, bidi-override or zero-width characters; they are shown as orange tokens.">
+              <Badge size="xs" color="orange" variant="light">
+                hidden characters
+              </Badge>
+            </Tooltip>
+          )}
+        </Group>
+      }
+      actions={
+        <>
+          <Button size="compact-xs" variant="subtle" onClick={() => void copyText(text)} data-testid="tool-result-copy">
+            Copy
+          </Button>
+          {huge && (
+            <Button size="compact-xs" variant="subtle" onClick={() => downloadText('tool-result.txt', text)} data-testid="tool-result-save">
+              Save to file
+            </Button>
+          )}
+        </>
+      }
+    >
+      <pre className={classes.resultText} data-testid={testId} dir="auto">
+        {reveal(shown)}
+      </pre>
+      {huge && (
+        <Group gap="xs" px="xs" pb={6} data-testid="tool-result-truncated">
+          <Text size="xs" c="dimmed">
+            {all ? `All ${text.length.toLocaleString()} characters shown.` : `Showing the first ${TEXT_PREVIEW.toLocaleString()} of ${text.length.toLocaleString()} characters (${formatChars(text.length)}).`}
+          </Text>
+          {!all && (
+            <Button size="compact-xs" variant="light" onClick={() => setAll(true)} data-testid="tool-result-show-all">
+              Show all
+            </Button>
+          )}
+        </Group>
+      )}
+    </BlockFrame>
+  );
+}
+
+function MediaBlock({ kind, data, mime, index }: { kind: 'image' | 'audio'; data: unknown; mime?: string; index: number }) {
+  const allowed = kind === 'image' ? RASTER : AUDIO;
+  const size = typeof data === 'string' ? Math.floor((data.length * 3) / 4) : 0;
+  let problem: string | undefined;
+  if (typeof data !== 'string') problem = 'no base64 data';
+  else if (!mime || !allowed.test(mime)) problem = `mimeType ${JSON.stringify(mime ?? null)?.slice(0, 60)} is not ${kind === 'image' ? 'a raster image type (SVG can carry script)' : 'an audio type'}`;
+  else if (data.length > 50_000_000) problem = 'over 50 MB';
+  else if (data.length < 2_000_000 && !BASE64.test(data)) problem = 'the data is not base64';
+  const src = problem ? undefined : `data:${mime!.toLowerCase()};base64,${(data as string).replace(/\s+/g, '')}`;
+  return (
+    <BlockFrame
+      label={
+        <span>
+          {kind} #{index} · <span className="mono">{(mime ?? 'no mimeType').slice(0, 60)}</span> · {formatChars(size)}
+        </span>
+      }
+      actions={
+        typeof data === 'string' ? (
+          <Button size="compact-xs" variant="subtle" onClick={() => downloadBase64(`${kind}-${index}${extension(mime)}`, data, mime)}>
+            Download
+          </Button>
+        ) : undefined
+      }
+      testId={`tool-result-${kind}`}
+    >
+      {src && kind === 'image' && <img className={classes.resultImage} src={src} alt={`image content #${index}`} data-testid="tool-result-img" />}
+      {src && kind === 'audio' && <audio controls src={src} style={{ display: 'block', margin: 8, maxWidth: 'calc(100% - 16px)' }} data-testid="tool-result-audio-player" />}
+      {problem && (
+        <Text size="xs" c="orange" p="xs" data-testid="tool-result-media-blocked">
+          Not rendered: {problem}.
+        </Text>
+      )}
+    </BlockFrame>
+  );
+}
+
+function ResourceLinkBlock({ block, index }: { block: Block; index: number }) {
+  const uri = typeof block.uri === 'string' ? block.uri : '';
+  return (
+    <BlockFrame
+      label={<span>resource link #{index}</span>}
+      actions={
+        <Button size="compact-xs" variant="subtle" onClick={() => void copyText(uri)}>
+          Copy URI
+        </Button>
+      }
+      testId="tool-result-link"
+    >
+      <Stack gap={2} p="xs">
+        <Text size="sm" fw={500}>
+          <SafeLabel text={typeof block.title === 'string' ? block.title : typeof block.name === 'string' ? block.name : '(unnamed)'} />
+        </Text>
+        <Text size="xs" className="mono" style={{ overflowWrap: 'anywhere' }}>
+          <SafeText text={uri} clip={500} />
+        </Text>
+        {typeof block.description === 'string' && (
+          <Text size="xs" c="dimmed">
+            <SafeText text={block.description} clip={500} />
+          </Text>
+        )}
+        {typeof block.mimeType === 'string' && (
+          <Text size="xs" c="dimmed" className="mono">
+            {block.mimeType.slice(0, 80)}
+          </Text>
+        )}
+        <Text size="xs" c="dimmed">
+          Links are not followed. Read it in the Resources view if the server lists it.
+        </Text>
+      </Stack>
+    </BlockFrame>
+  );
+}
+
+function EmbeddedResource({ resource, index }: { resource: Record<string, unknown>; index: number }) {
+  const uri = typeof resource.uri === 'string' ? resource.uri : '';
+  const mime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
+  if (typeof resource.text === 'string') {
+    return (
+      <Stack gap={2}>
+        <Text size="xs" c="dimmed" className="mono" style={{ overflowWrap: 'anywhere' }}>
+          embedded resource #{index} · <SafeLabel text={uri} max={200} /> {mime ? `· ${mime.slice(0, 60)}` : ''}
+        </Text>
+        <TextBlock text={resource.text} label={`resource text #${index}`} testId="tool-result-resource-text" />
+      </Stack>
+    );
+  }
+  const blob = typeof resource.blob === 'string' ? resource.blob : undefined;
+  return (
+    <BlockFrame
+      label={
+        <span className="mono">
+          embedded resource #{index} · {uri.slice(0, 120)} · {(mime ?? 'no mimeType').slice(0, 60)}
+        </span>
+      }
+      testId="tool-result-resource-blob"
+    >
+      <Group gap="xs" p="xs">
+        <Text size="xs">{blob ? `Binary content, ${formatChars(Math.floor((blob.length * 3) / 4))}.` : 'No text or blob.'}</Text>
+        {blob && (
+          <Button size="compact-xs" variant="light" onClick={() => downloadBase64(fileName(uri, index, mime), blob, mime)} data-testid="tool-result-download">
+            Download
+          </Button>
+        )}
+      </Group>
+    </BlockFrame>
+  );
+}
+
+function Unknown({ block, index }: { block: Block; index: number }) {
+  return (
+    <BlockFrame label={<span>block #{index} · type {JSON.stringify(block.type ?? null)?.slice(0, 40)} (not a known content type)</span>}>
+      <div style={{ padding: 8 }}>
+        <JsonTree value={block} />
+      </div>
+    </BlockFrame>
+  );
+}
+
+function StructuredContent({ value, tool, isError }: { value: unknown; tool?: ToolEntry; isError: boolean }) {
+  const pretty = safeStringify(value);
+  // A tiny value reads best as JSON; anything bigger as a collapsible tree.
+  const [view, setView] = useState<'tree' | 'json'>(() => (pretty.split('\n').length <= 5 ? 'json' : 'tree'));
+  const [check, setCheck] = useState<Validation | 'pending' | null>(tool?.outputSchema ? 'pending' : null);
+  useEffect(() => {
+    if (!tool?.outputSchema) return;
+    let live = true;
+    void validateAgainst(tool.outputSchema, value).then((v) => live && setCheck(v));
+    return () => {
+      live = false;
+    };
+  }, [tool?.outputSchema, value]);
+  return (
+    <BlockFrame
+      isError={isError}
+      label={
+        <Group gap={6} wrap="nowrap">
+          <span>structuredContent</span>
+          <OutputCheck check={check} />
+        </Group>
+      }
+      actions={
+        <>
+          <SegmentedControl
+            size="xs"
+            value={view}
+            onChange={(v) => setView(v as 'tree' | 'json')}
+            data={[
+              { value: 'tree', label: 'Tree' },
+              { value: 'json', label: 'JSON' },
+            ]}
+          />
+          <Button size="compact-xs" variant="subtle" onClick={() => void copyText(pretty)}>
+            Copy
+          </Button>
+        </>
+      }
+    >
+      {check && check !== 'pending' && check.status === 'invalid' && (
+        <Alert color="yellow" variant="light" radius={0} p="xs" title="Does not match the tool's output schema" data-testid="tool-output-mismatch">
+          <List size="xs" spacing={2}>
+            {check.issues.slice(0, 30).map((issue, i) => (
+              <List.Item key={i}>
+                <span className="mono">{pathLabel(issue.path)}</span>: <SafeText text={issue.message} clip={300} />
+              </List.Item>
+            ))}
+          </List>
+          {check.issues.length > 30 && <Text size="xs">…and {check.issues.length - 30} more.</Text>}
+        </Alert>
+      )}
+      <div data-testid="tool-result-structured" style={{ padding: 8, maxHeight: 480, overflow: 'auto' }}>
+        {view === 'tree' ? <JsonTree value={value} expandDepth={2} /> : <pre className={classes.resultText} style={{ padding: 0, maxHeight: 'none' }}>{pretty.length > TEXT_LIMIT ? `${pretty.slice(0, TEXT_PREVIEW)}\n… (${formatChars(pretty.length)}: use Copy or the tree)` : pretty}</pre>}
+      </div>
+    </BlockFrame>
+  );
+}
+
+function OutputCheck({ check }: { check: Validation | 'pending' | null }) {
+  if (check === null)
+    return (
+      <Badge size="xs" variant="light" color="gray">
+        no output schema
+      </Badge>
+    );
+  if (check === 'pending')
+    return (
+      <Badge size="xs" variant="light" color="gray">
+        checking…
+      </Badge>
+    );
+  if (check.status === 'valid')
+    return (
+      <Badge size="xs" variant="light" color="green" data-testid="tool-output-valid">
+        matches output schema
+      </Badge>
+    );
+  if (check.status === 'invalid')
+    return (
+      <Badge size="xs" variant="filled" color="yellow" data-testid="tool-output-invalid">
+        {check.issues.length} schema {check.issues.length === 1 ? 'error' : 'errors'}
+      </Badge>
+    );
+  return (
+    <Tooltip label={check.reason} multiline maw={360}>
+      <Badge size="xs" variant="light" color="gray" data-testid="tool-output-unchecked">
+        not checked
+      </Badge>
+    </Tooltip>
+  );
+}
+
+/** A failed call: protocol (JSON-RPC) errors in red, cancellations and timeouts distinct. */
+export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kind: 'error' }> }) {
+  if (outcome.cancelled) {
+    return (
+      <Alert color="gray" variant="light" title="Cancelled" data-testid="tool-cancelled">
+        <Stack gap={4}>
+          <Text size="sm">
+            You cancelled the call after {formatMs(outcome.durationMs)}; the server was told (notifications/cancelled, or the request was aborted on the modern era).
+          </Text>
+          <Group gap="xs">
+            <TrafficLink seq={outcome.traceSeq} />
+          </Group>
+        </Stack>
+      </Alert>
+    );
+  }
+  if (outcome.clientRejected) {
+    return (
+      <Alert color="yellow" variant="light" title="Output schema mismatch: the result was refused" data-testid="tool-error" data-kind="output-schema">
+        <Stack gap={6}>
+          <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
+            <SafeText text={outcome.message.replace(/^(?:JSON-RPC error|MCP error) -?\d+:\s*/, '')} clip={4_000} testId="tool-error-message" />
+          </Text>
+          <Text size="xs" c="dimmed">
+            The server answered with a result, but the MCP client library checked its structuredContent against the tool's output schema and refused it. The server's actual answer is in the Traffic view. After {formatMs(outcome.durationMs)}.
+          </Text>
+          <Group gap="xs">
+            <TrafficLink seq={outcome.traceSeq} />
+          </Group>
+        </Stack>
+      </Alert>
+    );
+  }
+  const title = outcome.timedOut ? 'Timed out' : outcome.rpcCode !== undefined ? `JSON-RPC error ${outcome.rpcCode}${rpcName(outcome.rpcCode)}` : 'Call failed';
+  return (
+    <Alert color="red" variant="light" title={title} data-testid="tool-error" data-kind={outcome.timedOut ? 'timeout' : outcome.rpcCode !== undefined ? 'rpc' : 'failed'}>
+      <Stack gap={6}>
+        <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
+          <SafeText text={outcome.message.replace(/^(?:JSON-RPC error|MCP error) -?\d+:\s*/, '')} clip={4_000} testId="tool-error-message" />
+        </Text>
+        <Text size="xs" c="dimmed">
+          {outcome.rpcCode !== undefined
+            ? 'The server (or the client library) rejected the request: this is a protocol error, not a tool result.'
+            : outcome.timedOut
+              ? 'No answer within the timeout. Raise it below, or tick "reset timeout on progress" for long tools that report progress.'
+              : 'The call did not produce a result.'}{' '}
+          After {formatMs(outcome.durationMs)}.
+        </Text>
+        <Group gap="xs">
+          <TrafficLink seq={outcome.traceSeq} />
+          <Anchor component="button" size="xs" onClick={() => void copyText(outcome.message)}>
+            Copy message
+          </Anchor>
+        </Group>
+      </Stack>
+    </Alert>
+  );
+}
+
+function rpcName(code: number): string {
+  const names: Record<number, string> = { [-32700]: ' (parse error)', [-32600]: ' (invalid request)', [-32601]: ' (method not found)', [-32602]: ' (invalid params)', [-32603]: ' (internal error)', [-32001]: ' (request timeout)', [-32002]: ' (resource not found)' };
+  return names[code] ?? '';
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function extension(mime?: string): string {
+  const sub = mime?.split('/')[1]?.split(/[+;]/)[0]?.replace(/[^a-z0-9]/gi, '');
+  return sub ? `.${sub.slice(0, 8)}` : '.bin';
+}
+
+function fileName(uri: string, index: number, mime?: string): string {
+  const last = uri.split(/[/?#]/).filter(Boolean).pop() ?? '';
+  const safe = last.replace(/[^\w.-]+/g, '_').slice(0, 80);
+  return safe && safe !== '_' ? safe : `resource-${index}${extension(mime)}`;
+}
+
+/** Saves base64 data as a file (as octet-stream: the browser must not render it). */
+function downloadBase64(filename: string, base64: string, _mime?: string): void {
+  let bytes: Uint8Array;
+  try {
+    const binary = atob(base64.replace(/\s+/g, ''));
+    bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  } catch {
+    downloadText(`${filename}.base64.txt`, base64);
+    return;
+  }
+  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/octet-stream' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.rel = 'noopener';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -1,136 +1,141 @@
-import { Alert, Badge, Button, Code, Grid, Group, NavLink, ScrollArea, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
-import { useEffect, useMemo, useState } from 'react';
-import type { Result, ServerStatus, ToolEntry } from '../../../../contract';
+/**
+ * The Tools view: an explorer of every connected server's tools (with this run's history and
+ * the saved calls beside it), and the selected tool's detail — its schemas, a form to call it,
+ * the call's progress and its response.
+ */
+import { Alert, Tabs, Text } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import type { ServerStatus, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
-import { ToolResultView } from './ToolResultView';
+import { useNavigation } from '../../state/navigation';
+import { ensureSession, runCall, setArgs } from './calls-store';
+import { HistoryPanel, SavedPanel } from './HistoryPanel';
+import { ToolDetail } from './ToolDetail';
+import { ToolExplorer, type ExplorerState } from './ToolExplorer';
+import './validation-worker';
 
-/** The namespaced tools of every connected server; pick one, write its arguments, call it. */
+// Kept across view switches (the view unmounts when another tab shows).
+let remembered: { selected: string | null; explorer: ExplorerState; side: string } = {
+  selected: null,
+  explorer: { query: '', grouping: 'server', collapsed: [] },
+  side: 'tools',
+};
+
 export function ToolsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
+  const nav = useNavigation();
   const [tools, setTools] = useState<ToolEntry[]>([]);
-  const [selected, setSelected] = useState<string | null>(null);
-  const [filter, setFilter] = useState('');
-  const connectedKey = servers
-    .filter((s) => s.state === 'connected')
-    .map((s) => `${s.id}:${s.toolCount}`)
-    .join(',');
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [selected, setSelectedState] = useState<string | null>(remembered.selected);
+  const [explorer, setExplorerState] = useState<ExplorerState>(remembered.explorer);
+  const [side, setSideState] = useState<string>(remembered.side);
+  const [scrollNonce, setScrollNonce] = useState(0);
 
+  const setSelected = (name: string | null) => {
+    remembered = { ...remembered, selected: name };
+    setSelectedState(name);
+  };
+  const setExplorer = (next: ExplorerState) => {
+    remembered = { ...remembered, explorer: next };
+    setExplorerState(next);
+  };
+  const setSide = (next: string) => {
+    remembered = { ...remembered, side: next };
+    setSideState(next);
+  };
+
+  const connected = servers.filter((s) => s.state === 'connected');
+  const connectedKey = connected.map((s) => `${s.id}:${s.toolCount}:${s.name}`).join(',');
   useEffect(() => {
-    api.listTools().then(setTools, () => setTools([]));
+    let live = true;
+    api.listTools().then(
+      (list) => {
+        if (!live) return;
+        setTools(list);
+        setLoadError(null);
+      },
+      (e: Error) => live && setLoadError(e.message),
+    );
+    return () => {
+      live = false;
+    };
   }, [api, connectedKey]);
 
-  const visible = useMemo(() => {
-    const q = filter.trim().toLowerCase();
-    return q ? tools.filter((t) => `${t.name} ${t.title ?? ''} ${t.description ?? ''}`.toLowerCase().includes(q)) : tools;
-  }, [tools, filter]);
+  // "Open this tool" from elsewhere (command palette, other views).
+  useEffect(() => {
+    if (!nav.tool) return;
+    setSelected(nav.tool.name);
+    setSide('tools');
+    if (explorer.query && !nav.tool.name.toLowerCase().includes(explorer.query.toLowerCase())) setExplorer({ ...explorer, query: '' });
+    setScrollNonce((n) => n + 1);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [nav.tool?.nonce]);
+
+  const open = (tool: ToolEntry, args: Record<string, unknown>, origin: 'history' | 'saved') => {
+    ensureSession(api, tool);
+    setArgs(tool.name, args, origin);
+    setSelected(tool.name);
+    setScrollNonce((n) => n + 1);
+  };
+  const runWith = (tool: ToolEntry, args: Record<string, unknown>) => {
+    open(tool, args, 'history');
+    void runCall(api, tool, { args, resetTimeoutOnProgress: true });
+  };
+
   const tool = tools.find((t) => t.name === selected);
 
   return (
-    <Grid gap="md">
-      <Grid.Col span={4}>
-        <Stack gap="xs">
-          <TextInput size="xs" placeholder="Search tools" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} aria-label="Search tools" />
-          <Text size="xs" c="dimmed" data-testid="tool-count">
-            {tools.length} tools from {servers.filter((s) => s.state === 'connected').length} connected servers
+    <div style={{ display: 'flex', gap: 16, height: 'calc(100dvh - 48px - 32px - 52px)', minHeight: 420 }} data-testid="tools-view">
+      <div style={{ width: 330, flex: 'none', display: 'flex', flexDirection: 'column', minHeight: 0 }}>
+        <Tabs value={side} onChange={(v) => v && setSide(v)} style={{ display: 'flex', flexDirection: 'column', flex: 1, minHeight: 0 }} keepMounted={false}>
+          <Tabs.List grow mb={8}>
+            <Tabs.Tab value="tools" data-testid="tools-tab-tools">
+              Tools
+            </Tabs.Tab>
+            <Tabs.Tab value="history" data-testid="tools-tab-history">
+              History
+            </Tabs.Tab>
+            <Tabs.Tab value="saved" data-testid="tools-tab-saved">
+              Saved
+            </Tabs.Tab>
+          </Tabs.List>
+          <Tabs.Panel value="tools" style={{ flex: 1, minHeight: 0 }}>
+            {loadError && (
+              <Alert color="red" p="xs" mb="xs">
+                Could not list tools: {loadError}
+              </Alert>
+            )}
+            <ToolExplorer
+              tools={tools}
+              connectedServers={connected.length}
+              selected={selected}
+              onSelect={setSelected}
+              state={explorer}
+              onState={setExplorer}
+              scrollToNonce={scrollNonce}
+            />
+          </Tabs.Panel>
+          <Tabs.Panel value="history" style={{ flex: 1, minHeight: 0 }}>
+            <HistoryPanel tools={tools} onOpen={open} onRunAgain={runWith} />
+          </Tabs.Panel>
+          <Tabs.Panel value="saved" style={{ flex: 1, minHeight: 0 }}>
+            <SavedPanel tools={tools} onOpen={open} onRun={runWith} />
+          </Tabs.Panel>
+        </Tabs>
+      </div>
+      <div style={{ flex: 1, minWidth: 0, minHeight: 0 }}>
+        {tool ? (
+          <ToolDetail key={tool.name} tool={tool} />
+        ) : (
+          <Text c="dimmed" size="sm" pt="xl" ta="center" data-testid="tool-empty">
+            {selected && tools.length > 0
+              ? 'That tool is not offered by any connected server now.'
+              : tools.length > 0
+                ? 'Select a tool on the left (↑/↓ in the search box moves through the list).'
+                : 'Connect a server to see its tools.'}
           </Text>
-          <ScrollArea h="calc(100vh - 190px)">
-            <div data-testid="tool-list">
-              {visible.map((t) => (
-                <NavLink
-                  key={t.name}
-                  active={t.name === selected}
-                  onClick={() => setSelected(t.name)}
-                  label={<span className="mono">{t.name}</span>}
-                  description={t.title ?? t.description?.slice(0, 80)}
-                  data-testid="tool-item"
-                  data-tool-name={t.name}
-                />
-              ))}
-            </div>
-          </ScrollArea>
-        </Stack>
-      </Grid.Col>
-      <Grid.Col span={8}>{tool ? <ToolDetail key={tool.name} tool={tool} /> : <Text c="dimmed">Select a tool.</Text>}</Grid.Col>
-    </Grid>
-  );
-}
-
-function exampleArgs(schema: Record<string, unknown>): string {
-  const properties = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
-  const example: Record<string, unknown> = {};
-  for (const [key, prop] of Object.entries(properties)) if (prop && 'default' in prop) example[key] = prop.default;
-  return JSON.stringify(example, null, 2);
-}
-
-function ToolDetail({ tool }: { tool: ToolEntry }) {
-  const api = useApi();
-  const [argsText, setArgsText] = useState(() => exampleArgs(tool.inputSchema));
-  const [running, setRunning] = useState(false);
-  const [outcome, setOutcome] = useState<{ ok: true; value: Result<'callTool'> } | { ok: false; message: string } | null>(null);
-
-  const call = async () => {
-    let args: Record<string, unknown>;
-    try {
-      const parsed: unknown = JSON.parse(argsText || '{}');
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('Arguments must be a JSON object');
-      args = parsed as Record<string, unknown>;
-    } catch (e) {
-      setOutcome({ ok: false, message: `Invalid JSON: ${(e as Error).message}` });
-      return;
-    }
-    setRunning(true);
-    setOutcome(null);
-    try {
-      setOutcome({ ok: true, value: await api.callTool({ tool: tool.name, args }) });
-    } catch (e) {
-      setOutcome({ ok: false, message: (e as Error).message });
-    } finally {
-      setRunning(false);
-    }
-  };
-
-  return (
-    <Stack gap="sm" data-testid="tool-detail">
-      <Group gap="xs">
-        <Title order={4} className="mono">
-          {tool.name}
-        </Title>
-        <Badge variant="light" size="sm">
-          {tool.serverName}
-        </Badge>
-      </Group>
-      {tool.description && (
-        <Text size="sm" className="pre-wrap">
-          {tool.description}
-        </Text>
-      )}
-      <Text size="xs" fw={600}>
-        Input schema
-      </Text>
-      <Code block mah={200} style={{ overflow: 'auto' }}>
-        {JSON.stringify(tool.inputSchema, null, 2)}
-      </Code>
-      <Textarea
-        label="Arguments (JSON)"
-        autosize
-        minRows={3}
-        maxRows={14}
-        value={argsText}
-        onChange={(e) => setArgsText(e.currentTarget.value)}
-        classNames={{ input: 'mono' }}
-        data-testid="tool-args"
-      />
-      <Group>
-        <Button onClick={call} loading={running} data-testid="tool-call">
-          Call
-        </Button>
-      </Group>
-      {outcome && !outcome.ok && (
-        <Alert color="red" title="Call failed" data-testid="tool-error" className="pre-wrap">
-          {outcome.message}
-        </Alert>
-      )}
-      {outcome?.ok && <ToolResultView value={outcome.value} />}
-    </Stack>
+        )}
+      </div>
+    </div>
   );
 }
