@@ -105,6 +105,11 @@ async function connectAll(flags: Record<string, unknown>, io: CliIo, options: { 
   if (servers.length === 0) throw new UsageError('No servers to connect to.');
   const { elicitationAnswers, ...policies } = policiesFromFlags(flags);
   const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: io.version, elicitationAnswers });
+  // A form declined for want of an answer: say which fields, and how to supply them.
+  core.events.subscribe((event, payload) => {
+    const action = event === 'requestResolved' ? (payload as { action?: string }).action : undefined;
+    if (action?.startsWith('decline: required field')) io.err(`switchboard: elicitation ${action}; supply ${/fields/.test(action) ? 'them' : 'it'} with --elicitation-answer '{"name": value}'\n`);
+  });
   const ids: string[] = [];
   for (const server of servers) {
     // A one-shot command: no background retries or heartbeats.

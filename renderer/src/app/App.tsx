@@ -2,10 +2,13 @@ import { ActionIcon, AppShell, Badge, Button, Group, Kbd, Tabs, Text, Title, Too
 import { spotlight } from '@mantine/spotlight';
 import { useEffect, useState } from 'react';
 import type { CarrierKind } from '../api/carrier';
+import { useApi } from '../api/context';
 import { ChartsView } from '../features/charts/ChartsView';
+import { getLogStore } from '../features/logs/log-store';
 import { LogsView } from '../features/logs/LogsView';
 import { CommandPalette } from '../features/palette/CommandPalette';
 import { PromptsView } from '../features/prompts/PromptsView';
+import { RequestBadge, RequestCenter } from '../features/requests';
 import { ResourcesView } from '../features/resources/ResourcesView';
 import { ServerSidebar } from '../features/servers/ServerSidebar';
 import { TimelineView } from '../features/timeline/TimelineView';
@@ -34,6 +37,9 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
     document.body.dataset.appState = 'ready';
   }, []);
   useGlobalKeys();
+  // Log lines are collected from the start, not from the first visit to the Logs view.
+  const api = useApi();
+  useEffect(() => void getLogStore(api), [api]);
 
   return (
     <AppShell header={{ height: 48 }} navbar={{ width: 320, breakpoint: 0 }} padding="md">
@@ -61,6 +67,7 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
             </Text>
           )}
           <Group gap="xs" wrap="nowrap">
+            <RequestBadge />
             <Button variant="default" size="xs" onClick={() => spotlight.open()} rightSection={<Kbd size="xs">Ctrl K</Kbd>} data-testid="open-palette">
               Go to…
             </Button>
@@ -104,6 +111,7 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
         </Tabs>
       </AppShell.Main>
       <CommandPalette servers={servers} />
+      <RequestCenter servers={servers} />
     </AppShell>
   );
 }

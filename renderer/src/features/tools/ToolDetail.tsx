@@ -14,6 +14,7 @@ import { SafeLabel, SafeText } from './SafeText';
 import { SchemaForm } from './SchemaForm';
 import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
+import { UrlElicitationRequired, isUrlElicitationRequired } from '../requests';
 import { CallErrorView, ToolResultView, formatMs } from './ToolResultView';
 import classes from './tools.module.css';
 import { schemaBounds, validateAgainst, type Issue, type Validation } from './validation';
@@ -245,6 +246,8 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
                 </Text>
               ) : outcome?.kind === 'result' ? (
                 <ToolResultView value={outcome.value} tool={tool} />
+              ) : outcome?.kind === 'error' && isUrlElicitationRequired(outcome.message) ? (
+                <UrlElicitationRequired message={outcome.message} serverId={tool.serverId} onRetry={() => void run()} />
               ) : outcome?.kind === 'error' ? (
                 <CallErrorView outcome={outcome} />
               ) : (

@@ -1,0 +1,130 @@
+/**
+ * The questions servers are asking, on the renderer side, for the window's life: what is pending
+ * (from `listPendingRequests`, then `requestPending` / `requestResolved`), what was answered
+ * recently, and which URL-mode elicitations the server said are complete
+ * (`elicitationComplete`). Low-rate data: every change makes a new snapshot.
+ */
+import { useSyncExternalStore } from 'react';
+import type { EventPayload, PendingRequest } from '../../../../contract';
+import type { SwitchboardApi } from '../../../../contract/client';
+
+export type Outcome = EventPayload<'requestResolved'>['outcome'];
+
+export interface ResolvedRequest {
+  request: PendingRequest;
+  outcome: Outcome;
+  action?: string;
+  at: number;
+}
+
+export interface RequestsSnapshot {
+  pending: PendingRequest[];
+  /** Newest first, bounded. */
+  recent: ResolvedRequest[];
+  /** `serverId \n elicitationId` → when the server said the URL flow is complete. */
+  completed: ReadonlyMap<string, number>;
+}
+
+const RECENT_KEEP = 30;
+
+export const completionKey = (serverId: string, elicitationId: string) => `${serverId}\n${elicitationId}`;
+
+export class RequestStore {
+  private snapshot: RequestsSnapshot = { pending: [], recent: [], completed: new Map() };
+  private readonly listeners = new Set<() => void>();
+  private readonly completionListeners = new Set<(payload: EventPayload<'elicitationComplete'>) => void>();
+
+  constructor(private readonly api: SwitchboardApi) {
+    api.on('requestPending', (request) => this.add([request]));
+    api.on('requestResolved', ({ id, outcome, action }) => this.resolve(id, outcome, action));
+    api.on('elicitationComplete', (payload) => {
+      const completed = new Map(this.snapshot.completed);
+      completed.set(completionKey(payload.serverId, payload.elicitationId), payload.ts);
+      this.set({ ...this.snapshot, completed });
+      for (const listener of this.completionListeners) listener(payload);
+    });
+    void this.reload();
+  }
+
+  /** Asks main again (after a reconnect of the page, or to be sure). */
+  async reload(): Promise<void> {
+    try {
+      const pending = await this.api.listPendingRequests();
+      const known = new Set(pending.map((r) => r.id));
+      // Keep what arrived by event meanwhile, drop what main no longer holds.
+      const kept = this.snapshot.pending.filter((r) => known.has(r.id));
+      this.set({ ...this.snapshot, pending: kept });
+      this.add(pending);
+    } catch {
+      // main is unreachable: the App shows that; events resume when it is back
+    }
+  }
+
+  get = (): RequestsSnapshot => this.snapshot;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  onCompletion(listener: (payload: EventPayload<'elicitationComplete'>) => void): () => void {
+    this.completionListeners.add(listener);
+    return () => this.completionListeners.delete(listener);
+  }
+
+  /** Called after the renderer answered: the event normally follows, this just makes it immediate. */
+  answeredLocally(id: string, action: string): void {
+    this.resolve(id, 'answered', action);
+  }
+
+  private add(requests: PendingRequest[]): void {
+    const ids = new Set(this.snapshot.pending.map((r) => r.id));
+    const resolved = new Set(this.snapshot.recent.map((r) => r.request.id));
+    const fresh = requests.filter((r) => !ids.has(r.id) && !resolved.has(r.id));
+    if (fresh.length === 0) return;
+    const pending = [...this.snapshot.pending, ...fresh].sort((a, b) => a.receivedAt - b.receivedAt);
+    this.set({ ...this.snapshot, pending });
+  }
+
+  private resolve(id: string, outcome: Outcome, action?: string): void {
+    const request = this.snapshot.pending.find((r) => r.id === id);
+    if (!request) return; // answered by policy, or already handled
+    const recent = [{ request, outcome, action, at: Date.now() }, ...this.snapshot.recent].slice(0, RECENT_KEEP);
+    this.set({ ...this.snapshot, pending: this.snapshot.pending.filter((r) => r.id !== id), recent });
+  }
+
+  private set(next: RequestsSnapshot): void {
+    this.snapshot = next;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+const stores = new WeakMap<SwitchboardApi, RequestStore>();
+
+/** One store per API (per window), created on first use and kept. */
+export function getRequestStore(api: SwitchboardApi): RequestStore {
+  let store = stores.get(api);
+  if (!store) {
+    store = new RequestStore(api);
+    stores.set(api, store);
+  }
+  return store;
+}
+
+export function useRequests(store: RequestStore): RequestsSnapshot {
+  return useSyncExternalStore(store.subscribe, store.get);
+}
+
+export const KIND_LABEL: Record<PendingRequest['kind'], string> = {
+  'elicitation-form': 'Form',
+  'elicitation-url': 'Open a link',
+  sampling: 'Sampling',
+};
+
+export const OUTCOME_LABEL: Record<Outcome, string> = {
+  answered: 'answered',
+  policy: 'answered by policy',
+  timeout: 'timed out',
+  'cancelled-by-server': 'cancelled by the server',
+  'connection-closed': 'connection closed',
+};

@@ -1,0 +1,93 @@
+/**
+ * Server-supplied URLs (URL-mode elicitation, the `-32042` error) are hostile input: only https:
+ * links are ever opened, only after the person consented, and the host is shown on its own so a
+ * look-alike is easier to spot. No React here: usable from any view (and from tests).
+ */
+import type { SwitchboardApi } from '../../../../contract/client';
+
+export interface UrlParts {
+  href: string;
+  /** `https://` */
+  scheme: string;
+  /** `user:password@` when present (refused, but shown). */
+  credentials: string;
+  /** The host as the browser will use it (IDN in punycode: look-alikes show as xn--…). */
+  host: string;
+  port: string;
+  /** Path, query and fragment. */
+  rest: string;
+}
+
+export type UrlVerdict = { ok: true; parts: UrlParts } | { ok: false; reason: string; parts?: UrlParts };
+
+export function inspectUrl(raw: string): UrlVerdict {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'This is not a valid URL.' };
+  }
+  const parts: UrlParts = {
+    href: url.href,
+    scheme: `${url.protocol}${url.host ? '//' : ''}`,
+    credentials: url.username || url.password ? `${url.username}${url.password ? ':•••' : ''}@` : '',
+    host: url.hostname,
+    port: url.port ? `:${url.port}` : '',
+    rest: `${url.pathname}${url.search}${url.hash}`,
+  };
+  if (url.protocol !== 'https:') return { ok: false, reason: `Refused: the link uses ${url.protocol} — Switchboard only opens https: links from servers.`, parts };
+  if (url.username || url.password) return { ok: false, reason: 'Refused: the link carries a user name or password, a common way to disguise where it goes.', parts };
+  if (!url.hostname) return { ok: false, reason: 'Refused: the link has no host.', parts };
+  return { ok: true, parts };
+}
+
+/**
+ * Opens an https link the person agreed to open: the system browser in Electron; in browser
+ * mode main cannot, so the page opens it (a new tab without a reference back to this page).
+ */
+export async function openConsented(api: SwitchboardApi, url: string): Promise<void> {
+  const verdict = inspectUrl(url);
+  if (!verdict.ok) throw new Error(verdict.reason);
+  const { opened } = await api.openExternal({ url: verdict.parts.href });
+  // (typed through globalThis: this file is also compiled for Node tests, without the DOM lib)
+  if (!opened) (globalThis as { open?: (url: string, target: string, features: string) => unknown }).open?.(verdict.parts.href, '_blank', 'noopener,noreferrer');
+}
+
+export interface RequiredElicitation {
+  url: string;
+  elicitationId?: string;
+  message?: string;
+}
+
+/**
+ * The links of a `-32042` (URL elicitation required) call error. Main writes them on the error
+ * message's last line as `elicitations: [...]`; null when the message is not such an error.
+ */
+export function parseUrlElicitationRequired(message: string): RequiredElicitation[] | null {
+  if (!/-32042|URL elicitation required/i.test(message)) return null;
+  const line = message.split('\n').find((l) => l.startsWith('elicitations: '));
+  if (!line) return null;
+  try {
+    const list: unknown = JSON.parse(line.slice('elicitations: '.length));
+    if (!Array.isArray(list)) return null;
+    const items = list
+      .filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null && typeof (x as { url?: unknown }).url === 'string')
+      .slice(0, 10)
+      .map((x) => ({
+        url: String(x.url),
+        ...(typeof x.elicitationId === 'string' ? { elicitationId: x.elicitationId } : {}),
+        ...(typeof x.message === 'string' ? { message: x.message } : {}),
+      }));
+    return items.length ? items : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The readable part of such an error message (without the machine-readable last line). */
+export function urlElicitationSummary(message: string): string {
+  return message
+    .split('\n')
+    .filter((l) => !l.startsWith('elicitations: '))
+    .join('\n');
+}
