@@ -2,6 +2,7 @@
  * Elicitation form answers: defaults applied to untouched fields, then checked against the
  * requested schema (a flat object of primitives) so a server gets what it asked for.
  */
+import { isUri, safeRegExp } from '../../../contract/field-checks';
 export interface FieldSchema {
   type?: string;
   title?: string;
@@ -81,26 +82,4 @@ export function validateContent(schema: RequestedSchema, content: Record<string,
     }
   }
   return problems;
-}
-
-function safeRegExp(pattern: string): RegExp | undefined {
-  try {
-    return pattern.length > 500 ? undefined : new RegExp(pattern, 'u');
-  } catch {
-    return undefined;
-  }
-}
-
-function isUri(value: string): boolean {
-  try {
-    new URL(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The spec forbids asking for secrets through forms: flag fields that look like it. */
-export function looksLikeSecret(name: string, field: FieldSchema): boolean {
-  return /pass(word)?|secret|token|api[-_ ]?key|credential|private[-_ ]?key|ssn|pin\b/i.test(`${name} ${field.title ?? ''} ${field.description ?? ''}`);
 }

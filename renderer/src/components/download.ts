@@ -1,6 +1,15 @@
 /** Saves text as a file from the page (works in both carriers; no Node access needed). */
 export function downloadText(filename: string, text: string, mimeType = 'text/plain'): void {
-  const url = URL.createObjectURL(new Blob([text], { type: mimeType }));
+  saveBlob(filename, new Blob([text], { type: mimeType }));
+}
+
+/** Saves bytes as a file. The type is always generic binary: the browser must never render hostile content. */
+export function downloadBytes(filename: string, bytes: Uint8Array): void {
+  saveBlob(filename, new Blob([bytes as BlobPart], { type: 'application/octet-stream' }));
+}
+
+function saveBlob(filename: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = filename;

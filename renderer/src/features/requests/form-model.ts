@@ -5,6 +5,7 @@
  * schema's defaults for the rest.
  */
 
+import { isUri, looksLikeSecret, safeRegExp } from '../../../../contract/field-checks';
 export type FieldKind = 'text' | 'email' | 'uri' | 'date' | 'date-time' | 'number' | 'integer' | 'boolean' | 'select' | 'multi' | 'unsupported';
 
 export interface Option {
@@ -48,10 +49,7 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-/** The spec forbids asking for secrets through forms: flag fields that look like it (as main does). */
-export function looksLikeSecret(name: string, title = '', description = ''): boolean {
-  return /pass(word)?|secret|token|api[-_ ]?key|credential|private[-_ ]?key|ssn|pin\b/i.test(`${name} ${title} ${description}`);
-}
+export { looksLikeSecret };
 
 export function fieldsOf(schema: unknown): FieldModel[] {
   if (!isObject(schema) || !isObject(schema.properties)) return [];
@@ -226,21 +224,4 @@ export function contentOf(fields: FieldModel[], draft: Draft): Record<string, un
     if (value !== undefined) content[field.name] = value;
   }
   return content;
-}
-
-function safeRegExp(pattern: string): RegExp | undefined {
-  try {
-    return pattern.length > 500 ? undefined : new RegExp(pattern, 'u');
-  } catch {
-    return undefined;
-  }
-}
-
-function isUri(value: string): boolean {
-  try {
-    new URL(value);
-    return true;
-  } catch {
-    return false;
-  }
 }

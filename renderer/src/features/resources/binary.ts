@@ -2,6 +2,7 @@
  * Base64 payloads from servers (resource blobs, image and audio content): which ones may be
  * shown inline, and saving the rest as files. Everything here treats the payload as hostile.
  */
+import { downloadBytes } from '../../components/download';
 
 /** Raster formats the page may show as `<img src="data:…">`. Never SVG (it is a document). */
 const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/jpg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp', 'image/x-icon', 'image/vnd.microsoft.icon']);
@@ -68,17 +69,7 @@ export function fileNameFor(uri: string, mimeType?: string): string {
 
 /** Saves a base64 payload as a file from the page (no Node access needed). */
 export function downloadBase64(filename: string, data: string): void {
-  const bytes = decodeBase64(data);
-  // The Blob type is always a generic binary type: the browser must never render hostile content.
-  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/octet-stream' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.rel = 'noopener';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  downloadBytes(filename, decodeBase64(data));
 }
 
 export function formatBytes(n: number): string {

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { HistoryEntry, SavedCall, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { refreshHistory, savedChanged, useHistory, useSavedVersion } from './calls-store';
-import { SafeLabel } from './SafeText';
+import { SafeLabel } from '../../components/SafeText';
 import { formatMs } from './ToolResultView';
 import classes from './tools.module.css';
 

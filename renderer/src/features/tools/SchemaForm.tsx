@@ -7,7 +7,7 @@
  */
 import { ActionIcon, Button, Checkbox, Group, NumberInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea, Tooltip } from '@mantine/core';
 import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
-import { SafeLabel, SafeText } from './SafeText';
+import { SafeLabel, SafeText } from '../../components/SafeText';
 import { MAX_SCHEMA_DEPTH, emptyFor, fieldShape, initialValue, isObject, pathAttr, pathKey, requiredSet, type JsonSchema, type Path } from './schema';
 import classes from './tools.module.css';
 import type { Issue } from './validation';

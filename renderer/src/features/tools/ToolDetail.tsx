@@ -10,7 +10,7 @@ import type { ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { cancelRun, defaultArgs, ensureSession, runCall, savedChanged, setArgs, useToolSession, type RunningCall } from './calls-store';
-import { SafeLabel, SafeText } from './SafeText';
+import { SafeLabel, SafeText } from '../../components/SafeText';
 import { SchemaForm } from './SchemaForm';
 import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';

@@ -6,7 +6,7 @@ import { Badge, CloseButton, Group, SegmentedControl, Text, TextInput, Tooltip, 
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ToolEntry } from '../../../../contract';
-import { SafeLabel } from './SafeText';
+import { SafeLabel } from '../../components/SafeText';
 import { CollisionBadge, activeAnnotations } from './ToolDetail';
 import { ToolIcon } from './ToolIcon';
 import classes from './tools.module.css';

@@ -8,10 +8,10 @@ import { Alert, Anchor, Badge, Button, Group, List, SegmentedControl, Stack, Tex
 import { useEffect, useState, type ReactNode } from 'react';
 import type { Result, ToolEntry } from '../../../../contract';
 import { JsonTree } from '../../components/JsonTree';
-import { copyText, downloadText } from '../../components/download';
+import { copyText, downloadText, downloadBytes } from '../../components/download';
 import { navigation } from '../../state/navigation';
 import type { CallOutcome } from './calls-store';
-import { SafeLabel, SafeText, hasInvisible, reveal } from './SafeText';
+import { SafeLabel, SafeText, hasInvisible, reveal } from '../../components/SafeText';
 import { formatChars, isObject, pathLabel } from './schema';
 import classes from './tools.module.css';
 import { validateAgainst, type Validation } from './validation';
@@ -509,13 +509,5 @@ function downloadBase64(filename: string, base64: string, _mime?: string): void 
     downloadText(`${filename}.base64.txt`, base64);
     return;
   }
-  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/octet-stream' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.rel = 'noopener';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  downloadBytes(filename, bytes);
 }

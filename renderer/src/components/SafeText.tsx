@@ -6,7 +6,7 @@
  */
 import { Tooltip, UnstyledButton } from '@mantine/core';
 import { useState, type CSSProperties, type ReactNode } from 'react';
-import classes from './tools.module.css';
+import classes from './SafeText.module.css';
 
 // Bidi controls, zero-width characters, C0/C1 controls (but tab and newline), and the BOM.
 // eslint-disable-next-line no-control-regex
@@ -40,6 +40,12 @@ const NAMES: Record<string, string> = {
 function tokenLabel(match: string): string {
   if (match.startsWith('\u001b[') || match.startsWith('\u001b]')) return `ESC${match.slice(1, 24).replace(/[\u0000-\u001f]/g, '')}${match.length > 24 ? '…' : ''}`;
   return NAMES[match] ?? `U+${match.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** For places that take only a string (option labels, placeholders): invisible characters as ⟨NAME⟩. */
+export function visibleText(text: string, max = 300): string {
+  const clipped = text.length > max ? `${text.slice(0, max)}…` : text;
+  return clipped.replace(INVISIBLE, (m) => `⟨${tokenLabel(m)}⟩`);
 }
 
 export function hasInvisible(text: string): boolean {
