@@ -197,7 +197,6 @@ test('timeline: lanes per server and channel, zoom to milliseconds and back, sel
   const tooltip = page.getByTestId('timeline-tooltip');
   await expect(tooltip).toContainText('duration');
   await expect(tooltip).toContainText('status');
-  await page.screenshot({ path: testInfo.outputPath('timeline-hover.png') });
   expect(hit.seq).toBeGreaterThan(0);
   await page.mouse.click(hit.x, hit.y);
   await expect(page.getByTestId('view-traffic')).toHaveAttribute('aria-selected', 'true');

@@ -101,10 +101,10 @@ test('hostile server data is shown as inert text in every panel', async ({ page 
   await expect(toolDetail(page).getByTestId('tool-error')).toHaveAttribute('data-kind', 'rpc');
   await expect(toolDetail(page).getByTestId('tool-error-message')).toContainText('<script>window.__pwned=1</script>');
 
-  // Structured content that breaks the declared output schema: refused by the MCP client library, said so.
+  // Structured content that breaks the declared output schema: shown, with the mismatch flagged (not hidden, not refused).
   await openTool(page, await namespaced(page, HOSTILE_TOOL_NAMES.schemaMismatch));
-  await expect(toolDetail(page).getByTestId('tool-error')).toHaveAttribute('data-kind', 'output-schema');
-  await expect(toolDetail(page).getByTestId('tool-error-message')).toContainText('count must be integer');
+  await expect(toolDetail(page).getByTestId('tool-output-mismatch').first()).toContainText('integer');
+  await expect(toolDetail(page).getByTestId('tool-result')).toBeVisible();
 
   // A 500-level input schema: no form, a clear message, the JSON editor instead.
   const deep = await openTool(page, await namespaced(page, HOSTILE_TOOL_NAMES.deepSchema));
