@@ -151,6 +151,8 @@ export const ToolEntry = z.object({
   icons: z.array(z.unknown()).optional(),
   /** Other namespaced names that share this tool's bare name. */
   collidesWith: z.array(z.string()).optional(),
+  /** MCP tasks (2025-11-25): the tool's `execution.taskSupport`, when it declares one. */
+  taskSupport: z.enum(['forbidden', 'optional', 'required']).optional(),
 });
 
 export const PromptEntry = z.object({
@@ -313,6 +315,31 @@ const SnapshotShape = z.custom<ServerSnapshot>();
 // ---------------------------------------------------------------------------------------
 // Methods
 
+/** MCP tasks (2025-11-25): a tool call run as a task, as this run knows it. */
+export const TaskStatusName = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+export const TaskInfo = z.object({
+  serverId: ServerId,
+  serverName: z.string(),
+  taskId: z.string(),
+  /** Namespaced tool name. */
+  tool: z.string(),
+  args: JsonObject,
+  status: TaskStatusName,
+  statusMessage: z.string().optional(),
+  /** When Switchboard sent the tools/call (ms since epoch). */
+  startedAt: z.number(),
+  /** When a terminal status was first seen. */
+  endedAt: z.number().optional(),
+  pollInterval: z.number().optional(),
+  ttl: z.number().nullable().optional(),
+  /** The tasks/result payload once fetched (a CallToolResult), or why it could not be fetched. */
+  result: JsonObject.optional(),
+  resultError: z.string().optional(),
+  /** Polling stopped before a terminal status (bounded polling, server gone…): why. */
+  pollError: z.string().optional(),
+});
+const TaskRef = z.object({ serverId: ServerId, taskId: z.string().min(1).max(256) }).strict();
+
 const NoArgs = z.object({}).strict().default({});
 const ById = z.object({ id: ServerId }).strict();
 
@@ -414,6 +441,19 @@ export const methods = {
   traceEvent: { args: z.object({ seq: z.number().int().min(1), source: TraceSource.optional() }).strict(), result: z.object({ event: TraceEventShape, payload: z.unknown() }) },
   /** Full snapshots (all time buckets) of one server or all. */
   snapshots: { args: z.object({ server: ServerId.optional(), source: TraceSource.optional() }).strict().default({}), result: z.array(SnapshotShape) },
+  /** Calls a tool as an MCP task (tools/call with `task: { ttl }`); the core then polls tasks/get and emits `taskStatus`. */
+  runToolAsTask: {
+    args: z.object({ tool: z.string().min(1), serverId: ServerId.optional(), args: JsonObject.default({}), ttlMs: z.number().int().min(1000).max(86_400_000).optional() }).strict(),
+    result: z.object({ serverId: ServerId, taskId: z.string(), status: TaskStatusName }),
+  },
+  /** tasks/get, now (also updates this run's record of the task). */
+  getTask: { args: TaskRef, result: TaskInfo },
+  /** tasks/result: the CallToolResult of a finished task (blocks on the server until it is terminal). */
+  taskResult: { args: TaskRef, result: z.object({ serverId: ServerId, taskId: z.string(), result: JsonObject }) },
+  /** tasks/cancel. */
+  cancelTask: { args: TaskRef, result: TaskInfo },
+  /** The tasks started in this run, newest first. */
+  listTasks: { args: NoArgs, result: z.array(TaskInfo) },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {
@@ -431,6 +471,8 @@ export const events = {
   elicitationComplete: z.object({ serverId: ServerId, elicitationId: z.string(), ts: z.number() }),
   /** A subscribed resource changed (notifications/resources/updated). */
   resourceUpdated: z.object({ serverId: ServerId, uri: z.string(), ts: z.number() }),
+  /** A task's status changed (seen by polling tasks/get, or on tasks/cancel), or its result arrived. */
+  taskStatus: z.object({ serverId: ServerId, taskId: z.string(), tool: z.string(), status: TaskStatusName, statusMessage: z.string().optional(), ts: z.number() }),
 } as const satisfies Record<EventName, z.ZodType>;
 
 // Compile-time proof that names.ts and the schemas list the same things.
@@ -457,6 +499,8 @@ export type ServerTarget = z.output<typeof ServerTarget>;
 export type ServerStatus = z.output<typeof ServerStatus>;
 export type ConnectionState = z.output<typeof ConnectionState>;
 export type ToolEntry = z.output<typeof ToolEntry>;
+export type TaskInfo = z.output<typeof TaskInfo>;
+export type TaskStatusName = z.output<typeof TaskStatusName>;
 export type LogLine = z.output<typeof LogLine>;
 export type AppInfo = z.output<typeof AppInfo>;
 export type LastCheck = z.output<typeof LastCheck>;

@@ -47,9 +47,14 @@ export const METHOD_NAMES = [
   'openExternal',
   'getSettings',
   'updateSettings',
+  'runToolAsTask',
+  'getTask',
+  'taskResult',
+  'cancelTask',
+  'listTasks',
 ] as const;
 
-export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete'] as const;
+export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus'] as const;
 
 export type MethodName = (typeof METHOD_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -14,6 +14,8 @@ import { RequestBroker } from './requests/broker';
 import { catalogHandlers } from './handlers/catalog';
 import type { CoreContext } from './handlers/context';
 import { serverHandlers } from './handlers/servers';
+import { taskHandlers } from './handlers/tasks';
+import { TaskRunner } from './tasks/task-runner';
 import { traceHandlers } from './handlers/trace';
 import { LogBus } from './logs/log-bus';
 import type { SettingsStore } from './store/settings';
@@ -71,6 +73,7 @@ export function createCore(options: CoreOptions): Core {
 
   const ctx: CoreContext = { settings: options.settings, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version };
   const trace$ = traceHandlers(ctx);
+  const tasks = new TaskRunner({ emit: (payload) => events.emit('taskStatus', payload) });
   const handlers: Handlers = {
     appInfo: async () => ({ name: 'Switchboard', version: options.version, carrier: options.carrier, platform: process.platform, node: process.versions.node }),
     recentLogs: async () => ({ lines: logs.history() }),
@@ -84,6 +87,7 @@ export function createCore(options: CoreOptions): Core {
     ...serverHandlers(ctx),
     ...catalogHandlers(ctx),
     ...callHandlers(ctx),
+    ...taskHandlers(ctx, tasks),
     ...requestHandlers(ctx, broker, options.openExternal),
     traceQuery: trace$.traceQuery,
     traceEvent: trace$.traceEvent,
@@ -104,6 +108,7 @@ export function createCore(options: CoreOptions): Core {
       logs.flush();
       trace.close();
       trace$.closeImports();
+      tasks.close();
     },
   };
 }

@@ -28,6 +28,8 @@ export interface CatalogTool {
   icons?: unknown[];
   /** Other namespaced names with the same bare name (on other servers). */
   collidesWith?: string[];
+  /** MCP tasks: `execution.taskSupport` from tools/list. */
+  taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 export interface CatalogPrompt {
@@ -91,7 +93,13 @@ function toolEntry(tool: Tool, slug: string, base: { serverId: string; serverNam
     outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
     annotations: tool.annotations as Record<string, unknown> | undefined,
     icons: (tool as { icons?: unknown[] }).icons,
+    ...taskSupportOf(tool),
   };
+}
+
+function taskSupportOf(tool: Tool): Pick<CatalogTool, 'taskSupport'> {
+  const value = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  return value === 'forbidden' || value === 'optional' || value === 'required' ? { taskSupport: value } : {};
 }
 
 type Named = { name: string; originalName: string; serverId: string };

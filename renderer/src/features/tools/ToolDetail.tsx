@@ -16,6 +16,7 @@ import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
 import { UrlElicitationRequired, isUrlElicitationRequired } from '../requests';
 import { CallErrorView, ToolResultView, formatMs } from './ToolResultView';
+import { RunAsTaskButton, TaskPanel } from '../tasks/TaskPanel';
 import classes from './tools.module.css';
 import { schemaBounds, validateAgainst, type Issue, type Validation } from './validation';
 
@@ -203,6 +204,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
                 </Tooltip>
                 <div style={{ flex: 1 }} />
                 <SaveCall tool={tool} args={args} />
+                <RunAsTaskButton tool={tool} args={args} disabled={!!jsonError && tab === 'json'} />
                 <Tooltip label="Run (Ctrl+Enter)" openDelay={600}>
                   <Button size="sm" onClick={() => void run()} loading={!!running || checking} disabled={!!jsonError && tab === 'json'} data-testid="tool-call">
                     Run
@@ -258,6 +260,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
             </div>
           </section>
         </div>
+        <TaskPanel />
       </Stack>
     </div>
   );
