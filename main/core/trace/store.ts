@@ -56,6 +56,8 @@ const KIND_ID = new Map(EVENT_KINDS.map((k, i) => [k, i]));
 const FLAG_ERROR = 1;
 const SPILL_FLUSH_BYTES = 1 << 20;
 const MAX_LIMIT = 5_000;
+/** Evicted events allowed to wait for serialization before it happens on the append path. */
+const MAX_UNSERIALIZED = 2_000;
 
 export class TraceStore {
   readonly windowSize: number;
@@ -272,6 +274,11 @@ export class TraceStore {
   /** Evicted events are serialized off the append path, on the next turn of the event loop. */
   private spill(event: TraceEvent): void {
     this.evicted.push(event);
+    // A synchronous burst never yields to the event loop: bound what waits in memory.
+    if (this.evicted.length >= MAX_UNSERIALIZED) {
+      this.serializeEvicted();
+      return;
+    }
     if (!this.serializeScheduled) {
       this.serializeScheduled = true;
       setImmediate(() => this.serializeEvicted());
