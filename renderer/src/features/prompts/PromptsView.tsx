@@ -2,6 +2,7 @@
  * Prompts of every connected server: pick one, fill its arguments (with the server's
  * completions), get it, and read the messages it renders to.
  */
+import { useConnectedList } from '../../state/useConnectedList';
 import { Alert, Badge, Button, Grid, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
 import type { PromptEntry, Result, ServerStatus } from '../../../../contract';
@@ -23,30 +24,13 @@ const time = (ts: number) => new Date(ts).toLocaleTimeString([], { hour12: false
 export function PromptsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
   const nav = useNavigation();
-  const [prompts, setPrompts] = useState<PromptEntry[] | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState<string | null>(null);
   const [values, setValues] = useState<Map<string, Record<string, string>>>(new Map());
   const [outcomes, setOutcomes] = useState<Map<string, Outcome>>(new Map());
-  const [reloads, setReloads] = useState(0);
   const connected = servers.filter((s) => s.state === 'connected');
-  const connectedKey = connected.map((s) => `${s.id}:${s.since}`).join(',');
 
-  useEffect(() => {
-    let live = true;
-    api.listPrompts().then(
-      (list) => {
-        if (!live) return;
-        setPrompts(list);
-        setLoadError(null);
-      },
-      (error: Error) => live && setLoadError(error.message),
-    );
-    return () => {
-      live = false;
-    };
-  }, [api, connectedKey, reloads]);
+  const { data: prompts, error: loadError, reload } = useConnectedList(() => api.listPrompts(), servers, [api]);
 
   const scope = nav.serverId ? servers.find((s) => s.id === nav.serverId) : undefined;
   const all = prompts ?? [];
@@ -92,7 +76,7 @@ export function PromptsView({ servers }: { servers: ServerStatus[] }) {
               data-search-input
               data-testid="prompt-search"
             />
-            <Button size="xs" variant="default" onClick={() => setReloads((n) => n + 1)}>
+            <Button size="xs" variant="default" onClick={reload}>
               Refresh
             </Button>
           </Group>

@@ -3,6 +3,7 @@
  * type; fill a template's variables (with the server's completions) and read the expanded
  * URI; subscribe to updates and see when a resource changed.
  */
+import { useConnectedList } from '../../state/useConnectedList';
 import { Alert, Badge, Button, Grid, Group, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Result, ServerStatus } from '../../../../contract';
@@ -31,32 +32,15 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
   const nav = useNavigation();
   const watch = useResourceWatch(api);
-  const [listing, setListing] = useState<Listing | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
   const [outcomes, setOutcomes] = useState<Map<string, ReadOutcome>>(new Map());
   const [pending, setPending] = useState<Set<string>>(new Set());
   const [templateValues, setTemplateValues] = useState<Map<string, Record<string, string>>>(new Map());
-  const [reloads, setReloads] = useState(0);
 
   const connected = servers.filter((s) => s.state === 'connected');
-  const connectedKey = connected.map((s) => `${s.id}:${s.since}`).join(',');
 
-  useEffect(() => {
-    let live = true;
-    api.listResources().then(
-      (result) => {
-        if (!live) return;
-        setListing(result);
-        setLoadError(null);
-      },
-      (error: Error) => live && setLoadError(error.message),
-    );
-    return () => {
-      live = false;
-    };
-  }, [api, connectedKey, reloads]);
+  const { data: listing, error: loadError, reload } = useConnectedList(() => api.listResources(), servers, [api]);
 
   const entries = useMemo<Entry[]>(() => {
     if (!listing) return [];
@@ -136,7 +120,7 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
               data-search-input
               data-testid="resource-search"
             />
-            <Button size="xs" variant="default" onClick={() => setReloads((n) => n + 1)} data-testid="resource-refresh">
+            <Button size="xs" variant="default" onClick={reload} data-testid="resource-refresh">
               Refresh
             </Button>
           </Group>
