@@ -177,6 +177,7 @@ function LogList({
 }) {
   const viewport = useRef<HTMLDivElement>(null);
   const programmaticAt = useRef(0);
+  const programmaticTop = useRef(0);
   const [expanded, setExpanded] = useState<Set<number>>(new Set());
   const virtualizer = useVirtualizer({
     count: lines.length,
@@ -191,6 +192,7 @@ function LogList({
     if (!el) return;
     programmaticAt.current = Date.now();
     el.scrollTop = el.scrollHeight;
+    programmaticTop.current = el.scrollTop;
   };
 
   // Follow the tail: after each change, and again once rows are measured.
@@ -207,7 +209,10 @@ function LogList({
 
   const onScroll = () => {
     const el = viewport.current;
-    if (!el || Date.now() - programmaticAt.current < 120) return;
+    if (!el) return;
+    // Ignore the echo of our own scroll to the bottom, but never a move up by the user.
+    const movedUp = el.scrollTop < programmaticTop.current - 5;
+    if (!movedUp && Date.now() - programmaticAt.current < 120) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 30;
     if (atBottom !== follow) onFollow(atBottom);
   };
