@@ -28,6 +28,7 @@ import { createCore, type Core } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { startFixture, type RunningFixture } from '../fixtures/everything/harness';
 import { createEverythingServer, sleep } from '../fixtures/everything/server';
+import { byExchange, waitFor } from './support/trace';
 
 // ---------------------------------------------------------------------------------------
 // helpers
@@ -42,21 +43,6 @@ function serverEvents(core: Core, server: string): TraceEvent[] {
   return [...core.trace.store.all()].filter((e) => e.server === server);
 }
 
-function byExchange(events: TraceEvent[]): Map<string, TraceEvent[]> {
-  const map = new Map<string, TraceEvent[]>();
-  for (const e of events) if (e.exchange) (map.get(e.exchange) ?? map.set(e.exchange, []).get(e.exchange)!).push(e);
-  return map;
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 async function snapshotOf(core: Core, server: string): Promise<ServerSnapshot> {
   const [snapshot] = await call(core, 'snapshots', { server });

@@ -25,7 +25,8 @@ import { TraceHub } from '../../main/core/trace/hub';
 import { Redactor } from '../../main/core/trace/redact';
 import { createTrackingFetch } from '../../main/core/transport/tracking-fetch';
 import { startFixture, type RunningFixture } from '../fixtures/everything/harness';
-import { createEverythingServer, sleep } from '../fixtures/everything/server';
+import { createEverythingServer } from '../fixtures/everything/server';
+import { byExchange, waitFor } from './support/trace';
 
 const MODERN = '2026-07-28';
 
@@ -35,21 +36,6 @@ async function call<M extends MethodName>(core: Core, method: M, args: unknown):
   return envelope.result as Result<M>;
 }
 
-function byExchange(events: TraceEvent[]): Map<string, TraceEvent[]> {
-  const map = new Map<string, TraceEvent[]>();
-  for (const e of events) if (e.exchange) (map.get(e.exchange) ?? map.set(e.exchange, []).get(e.exchange)!).push(e);
-  return map;
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 function openExchanges(events: TraceEvent[]): string[] {
   return [...byExchange(events)].filter(([, list]) => list.some((e) => e.kind === 'http-request') && !list.some((e) => e.kind === 'http-end')).map(([x]) => x);
