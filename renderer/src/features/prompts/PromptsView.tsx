@@ -2,13 +2,14 @@
  * Prompts of every connected server: pick one, fill its arguments (with the server's
  * completions), get it, and read the messages it renders to.
  */
+import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
 import { Alert, Badge, Button, Grid, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
 import type { PromptEntry, Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
-import { navigation, useNavigation } from '../../state/navigation';
+import { useNavigation } from '../../state/navigation';
 import { CompletionInput } from '../resources/CompletionInput';
 import { GroupedList, type ListGroup } from '../resources/GroupedList';
 import { plural } from '../resources/format';
@@ -80,21 +81,7 @@ export function PromptsView({ servers }: { servers: ServerStatus[] }) {
               Refresh
             </Button>
           </Group>
-          <Group gap={6} justify="space-between" wrap="nowrap">
-            <Text size="xs" c="dimmed" data-testid="prompt-count">
-              {prompts ? `${visibleCount} of ${all.length} prompts from ${connected.length} connected servers` : 'Loading…'}
-            </Text>
-            {scope && (
-              <Badge size="sm" variant="light" rightSection={<span style={{ cursor: 'pointer' }} onClick={() => navigation.selectServer(undefined)} aria-label="Clear server scope">×</span>}>
-                only {scope.name}
-              </Badge>
-            )}
-          </Group>
-          {loadError && (
-            <Alert color="red" p="xs" title="Could not list prompts" className="pre-wrap">
-              {loadError}
-            </Alert>
-          )}
+          <ListStatus count={prompts ? `${visibleCount} of ${all.length} prompts from ${connected.length} connected servers` : 'Loading…'} testId="prompt-count" scopeName={scope?.name} error={loadError} errorTitle="Could not list prompts" />
           <GroupedList
             groups={groups}
             itemKey={(p) => p.name}

@@ -3,13 +3,14 @@
  * type; fill a template's variables (with the server's completions) and read the expanded
  * URI; subscribe to updates and see when a resource changed.
  */
+import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
 import { Alert, Badge, Button, Grid, Group, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText } from '../../components/download';
-import { navigation, useNavigation } from '../../state/navigation';
+import { useNavigation } from '../../state/navigation';
 import { CompletionInput } from './CompletionInput';
 import { ReadResultView, type ReadOutcome } from './ReadResultView';
 import { GroupedList, type ListGroup } from './GroupedList';
@@ -124,21 +125,7 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
               Refresh
             </Button>
           </Group>
-          <Group gap={6} justify="space-between" wrap="nowrap">
-            <Text size="xs" c="dimmed" data-testid="resource-count">
-              {listing ? `${visibleCount} of ${entries.length} from ${connected.length} connected servers` : 'Loading…'}
-            </Text>
-            {scope && (
-              <Badge size="sm" variant="light" rightSection={<span style={{ cursor: 'pointer' }} onClick={() => navigation.selectServer(undefined)} aria-label="Clear server scope">×</span>}>
-                only {scope.name}
-              </Badge>
-            )}
-          </Group>
-          {loadError && (
-            <Alert color="red" p="xs" title="Could not list resources" className="pre-wrap">
-              {loadError}
-            </Alert>
-          )}
+          <ListStatus count={listing ? `${visibleCount} of ${entries.length} from ${connected.length} connected servers` : 'Loading…'} testId="resource-count" scopeName={scope?.name} error={loadError} errorTitle="Could not list resources" />
           <GroupedList
             groups={groups}
             itemKey={(e) => e.key}
