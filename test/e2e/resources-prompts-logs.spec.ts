@@ -294,4 +294,12 @@ test('logs: hostile text stays text; a flood stays a virtualized list that follo
   await expect(logLine(page, { text: 'flood 1/5000' })).toBeInViewport();
   await page.getByTestId('log-lines').evaluate((el) => (el.scrollTop = el.scrollHeight));
   await expect(page.getByTestId('log-follow')).toBeChecked();
+  await expect(logLine(page, { text: 'flood 5000/5000' })).toBeInViewport();
+
+  // The switch itself: on again from far up the list jumps to the tail and stays there.
+  await page.getByTestId('log-lines').evaluate((el) => (el.scrollTop = 0));
+  await expect(page.getByTestId('log-follow')).not.toBeChecked();
+  await page.getByTestId('log-follow').check();
+  await expect(logLine(page, { text: 'flood 5000/5000' })).toBeInViewport();
+  await expect(page.getByTestId('log-follow')).toBeChecked();
 });

@@ -6,7 +6,7 @@
  */
 import { Button, Chip, Group, SegmentedControl, Select, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText, downloadText } from '../../components/download';
@@ -187,32 +187,41 @@ function LogList({
     getItemKey: (i) => lines[i]!.seq,
   });
 
+  // The user moved the list up, away from the tail, since our last scroll to the bottom. (A
+  // shrinking list clamps scrollTop, and measuring rows nudges it; neither leaves the bottom.)
+  const leftTail = (el: HTMLElement) => el.scrollTop < programmaticTop.current - 5 && el.scrollHeight - el.scrollTop - el.clientHeight >= 30;
+
   const toBottom = () => {
     const el = viewport.current;
     if (!el) return;
+    // A scroll up whose event has not been dispatched yet must not be undone by following.
+    if (leftTail(el)) {
+      onFollow(false);
+      return;
+    }
     programmaticAt.current = Date.now();
     el.scrollTop = el.scrollHeight;
     programmaticTop.current = el.scrollTop;
   };
 
-  // Follow the tail: after each change, and again once rows are measured.
+  // Follow the tail: after each change, and again once rows are measured. Turning Follow on
+  // (the switch, or scrolling back down) moves to the tail from wherever the list is.
+  const wasFollowing = useRef(follow);
   useLayoutEffect(() => {
+    const turnedOn = follow && !wasFollowing.current;
+    wasFollowing.current = follow;
     if (!follow || !lines.length) return;
+    if (turnedOn) programmaticTop.current = 0;
     toBottom();
     const frame = requestAnimationFrame(toBottom);
     return () => cancelAnimationFrame(frame);
   }, [follow, lines, virtualizer.getTotalSize()]);
 
-  useEffect(() => {
-    if (follow) toBottom();
-  }, [follow]);
-
   const onScroll = () => {
     const el = viewport.current;
     if (!el) return;
     // Ignore the echo of our own scroll to the bottom, but never a move up by the user.
-    const movedUp = el.scrollTop < programmaticTop.current - 5;
-    if (!movedUp && Date.now() - programmaticAt.current < 120) return;
+    if (!leftTail(el) && Date.now() - programmaticAt.current < 120) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 30;
     if (atBottom !== follow) onFollow(atBottom);
   };
