@@ -44,11 +44,36 @@ export const ServerUrl = z
     if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'url must not contain a user:password part; put credentials in a header' });
   });
 
+/**
+ * OAuth for an HTTP server. Used whenever the server asks for it (401) unless turned off or
+ * the server has an Authorization header of its own. The client is, in the spec's order: this
+ * client id (and secret), a Client ID Metadata Document URL, or dynamic registration.
+ */
+export const OAuthSettings = z.object({
+  disabled: z.boolean().optional(),
+  clientId: z.string().trim().min(1).max(500).optional(),
+  clientSecret: z.string().min(1).max(2000).optional(),
+  clientMetadataUrl: z
+    .string()
+    .trim()
+    .refine((u) => {
+      try {
+        const url = new URL(u);
+        return url.protocol === 'https:' && url.pathname !== '/';
+      } catch {
+        return false;
+      }
+    }, 'clientMetadataUrl must be an https: URL with a path (a Client ID Metadata Document)')
+    .optional(),
+  scope: z.string().trim().max(2000).optional(),
+});
+
 export const HttpTarget = z.object({
   type: z.literal('http'),
   url: ServerUrl,
   headers: KeyValues.default({}),
   transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
+  oauth: OAuthSettings.optional(),
 });
 
 export const ServerTarget = z.discriminatedUnion('type', [StdioTarget, HttpTarget]);
@@ -340,6 +365,39 @@ export const TaskInfo = z.object({
 });
 const TaskRef = z.object({ serverId: ServerId, taskId: z.string().min(1).max(256) }).strict();
 
+/** A server's sign-in, as the UI shows it: never a token, a code or a verifier. */
+export const AuthStatus = z.object({
+  serverId: ServerId,
+  /** This server signs in with OAuth (HTTP, not turned off, no Authorization header of its own). */
+  applies: z.boolean(),
+  identity: z.string().optional(),
+  signedIn: z.boolean(),
+  clientId: z.string().optional(),
+  clientSource: z.enum(['configured', 'metadata-document', 'dynamic']).optional(),
+  issuer: z.string().optional(),
+  tokenType: z.string().optional(),
+  expiresAt: z.number().optional(),
+  hasRefreshToken: z.boolean(),
+  scopeRequested: z.string().optional(),
+  scopeGranted: z.string().optional(),
+  /** The access token's header and claims when it is a JWT (the signature is never shown). */
+  jwt: z.object({ header: JsonObject, payload: JsonObject }).optional(),
+  inFlow: z.boolean(),
+  lastFailure: z.object({ step: z.string(), message: z.string(), hint: z.string().optional(), at: z.number() }).optional(),
+  authorizationUrl: z.string().optional(),
+  /** How the secret store protects tokens at rest, in plain words. */
+  storage: z.object({ encrypted: z.boolean(), backend: z.string(), notice: z.string() }),
+});
+
+export const SignInPrompt = z.object({
+  flowId: z.string(),
+  serverId: ServerId,
+  serverName: z.string(),
+  url: z.string(),
+  origin: z.string(),
+  scope: z.string().optional(),
+});
+
 const NoArgs = z.object({}).strict().default({});
 const ById = z.object({ id: ServerId }).strict();
 
@@ -454,6 +512,16 @@ export const methods = {
   cancelTask: { args: TaskRef, result: TaskInfo },
   /** The tasks started in this run, newest first. */
   listTasks: { args: NoArgs, result: z.array(TaskInfo) },
+  /** A server's sign-in state (OAuth). */
+  authStatus: { args: ById, result: AuthStatus },
+  /** Connects, signing in when the server asks for it (a login window or popup prompt appears). */
+  signIn: { args: ById, result: ServerStatus },
+  /** Revokes the tokens where the server supports it, forgets everything stored for this server, disconnects. */
+  signOut: { args: ById, result: z.object({ revoked: z.number().int(), errors: z.array(z.string()) }) },
+  /** Ends a sign-in that waits for a person (the prompt's flow, or the server's). */
+  cancelSignIn: { args: z.object({ flowId: z.string().optional(), serverId: ServerId.optional() }).strict(), result: z.object({ cancelled: z.boolean() }) },
+  /** Sign-in prompts waiting for a click (browser mode), e.g. for a page opened late. */
+  pendingSignIns: { args: NoArgs, result: z.array(SignInPrompt) },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {
@@ -473,6 +541,11 @@ export const events = {
   resourceUpdated: z.object({ serverId: ServerId, uri: z.string(), ts: z.number() }),
   /** A task's status changed (seen by polling tasks/get, or on tasks/cancel), or its result arrived. */
   taskStatus: z.object({ serverId: ServerId, taskId: z.string(), tool: z.string(), status: TaskStatusName, statusMessage: z.string().optional(), ts: z.number() }),
+  /** A server's sign-in state changed: fetch authStatus again. */
+  authChanged: z.object({ serverId: ServerId }),
+  /** Browser mode: a sign-in waits for a click that opens the authorization URL in a popup. */
+  signInPrompt: SignInPrompt,
+  signInEnded: z.object({ flowId: z.string(), serverId: ServerId, outcome: z.enum(['completed', 'failed', 'cancelled']), message: z.string().optional() }),
 } as const satisfies Record<EventName, z.ZodType>;
 
 // Compile-time proof that names.ts and the schemas list the same things.
@@ -512,6 +585,8 @@ export type SavedCall = z.output<typeof SavedCall>;
 export type AppSettings = z.output<typeof AppSettings>;
 export type LogLevel = z.output<typeof LogLevel>;
 export type PendingRequest = z.output<typeof PendingRequest>;
+export type AuthStatus = z.output<typeof AuthStatus>;
+export type SignInPrompt = z.output<typeof SignInPrompt>;
 export type RequestAnswer = z.output<typeof RequestAnswer>;
 export type ErrorKind = NonNullable<ServerStatus['errorKind']>;
 

@@ -52,9 +52,14 @@ export const METHOD_NAMES = [
   'taskResult',
   'cancelTask',
   'listTasks',
+  'authStatus',
+  'signIn',
+  'signOut',
+  'cancelSignIn',
+  'pendingSignIns',
 ] as const;
 
-export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus'] as const;
+export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded'] as const;
 
 export type MethodName = (typeof METHOD_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -39,6 +39,8 @@ export const EVENT_KINDS = [
   'era',
   'reconnect',
   'error',
+  /** A step of an OAuth flow that is not an HTTP exchange of ours (opening the login, the callback). */
+  'auth-step',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -8,6 +8,11 @@ import { FileAuditLog, MemoryAuditLog, type AuditLog } from './audit/audit-log';
 import { ConnectionManager } from './connection/manager';
 import { createDispatcher, type Dispatch, type Handlers } from './dispatcher';
 import { EventHub } from './events';
+import { AuthService } from './auth/auth-service';
+import type { LoginWindow } from './auth/login';
+import { PopupLogin } from './auth/popup-login';
+import { FileSecretStore, MemorySecretStore, type SecretStore } from './auth/secret-store';
+import { authHandlers } from './handlers/auth';
 import { callHandlers } from './handlers/calls';
 import { requestHandlers, type OpenExternal } from './handlers/requests';
 import { RequestBroker } from './requests/broker';
@@ -34,6 +39,12 @@ export interface CoreOptions {
   openExternal?: OpenExternal;
   /** Values merged over elicitation defaults when answered by policy (CLI --elicitation-answer). */
   elicitationAnswers?: Record<string, unknown>;
+  /** Where OAuth tokens rest; default: an owner-only file beside a file-backed settings store, else memory. */
+  secrets?: SecretStore;
+  /** How a person signs in (login window, popup, system browser, headless); absent: nobody can. */
+  login?: LoginWindow;
+  /** Tests: how long a person has to finish signing in. */
+  loginTimeoutMs?: number;
 }
 
 export interface Core {
@@ -43,6 +54,7 @@ export interface Core {
   readonly connections: ConnectionManager;
   readonly trace: TraceHub;
   readonly audit: AuditLog;
+  readonly auth: AuthService;
   shutdown(): Promise<void>;
 }
 
@@ -51,6 +63,15 @@ export function createCore(options: CoreOptions): Core {
   const logs = new LogBus(events);
   const trace = new TraceHub(events, options.trace);
   const broker = new RequestBroker(events, trace.record);
+  const popup = options.login instanceof PopupLogin ? options.login : undefined;
+  popup?.attach({ prompt: (prompt) => events.emit('signInPrompt', prompt), ended: (ended) => events.emit('signInEnded', ended) });
+  const auth = new AuthService({
+    store: options.secrets ?? defaultSecrets(options.settings),
+    login: options.login,
+    record: trace.record,
+    onChange: (serverId) => events.emit('authChanged', { serverId }),
+    loginTimeoutMs: options.loginTimeoutMs,
+  });
   const connections = new ConnectionManager({
     observer: {
       onStatus: (status) => events.emit('serverState', status),
@@ -62,6 +83,7 @@ export function createCore(options: CoreOptions): Core {
       onElicitationComplete: (serverId, elicitationId) => events.emit('elicitationComplete', { serverId, elicitationId, ts: Date.now() }),
     },
     broker,
+    auth,
     elicitationAnswers: options.elicitationAnswers,
     record: trace.record,
     now: trace.now,
@@ -89,6 +111,7 @@ export function createCore(options: CoreOptions): Core {
     ...callHandlers(ctx),
     ...taskHandlers(ctx, tasks),
     ...requestHandlers(ctx, broker, options.openExternal),
+    ...authHandlers(ctx, auth, popup),
     traceQuery: trace$.traceQuery,
     traceEvent: trace$.traceEvent,
     snapshots: trace$.snapshots,
@@ -103,6 +126,7 @@ export function createCore(options: CoreOptions): Core {
     connections,
     trace,
     audit,
+    auth,
     shutdown: async () => {
       await connections.closeAll();
       logs.flush();
@@ -127,4 +151,8 @@ const LOG_LEVELS: Record<string, 'debug' | 'info' | 'warning' | 'error'> = {
 
 function defaultAudit(settings: SettingsStore): AuditLog {
   return settings.location.startsWith('(') ? new MemoryAuditLog() : new FileAuditLog(join(dirname(settings.location), 'audit.jsonl'));
+}
+
+function defaultSecrets(settings: SettingsStore): SecretStore {
+  return settings.location.startsWith('(') ? new MemorySecretStore() : new FileSecretStore(join(dirname(settings.location), 'secrets.json'));
 }

@@ -34,7 +34,33 @@ export const SERVER_OPTIONS = {
   'elicitation-answer': { type: 'string' },
   sampling: { type: 'string' },
   root: { type: 'string', multiple: true },
+  'oauth-headless': { type: 'boolean', default: false },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  'client-metadata-url': { type: 'string' },
+  scope: { type: 'string' },
+  'data-dir': { type: 'string' },
 } as const;
+
+export interface OAuthFlags {
+  'client-id'?: string;
+  'client-secret'?: string;
+  'client-metadata-url'?: string;
+  scope?: string;
+}
+
+/** --client-id and friends: what a server's `oauth` settings would say, for every HTTP server selected (a config's own settings win). */
+export function withOAuthFlags(servers: ServerConfigInput[], flags: OAuthFlags): ServerConfigInput[] {
+  const oauth = {
+    ...(flags['client-id'] ? { clientId: flags['client-id'] } : {}),
+    ...(flags['client-secret'] ? { clientSecret: flags['client-secret'] } : {}),
+    ...(flags['client-metadata-url'] ? { clientMetadataUrl: flags['client-metadata-url'] } : {}),
+    ...(flags.scope ? { scope: flags.scope } : {}),
+  };
+  if (flags['client-secret'] && !flags['client-id']) throw new UsageError('--client-secret needs --client-id.');
+  if (Object.keys(oauth).length === 0) return servers;
+  return servers.map((server) => (server.target.type === 'http' ? { ...server, target: { ...server.target, oauth: { ...oauth, ...server.target.oauth } } } : server));
+}
 
 export interface PolicyFlags {
   elicitation?: string;

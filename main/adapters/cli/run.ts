@@ -5,6 +5,7 @@
  * Exit codes: 0 ok · 2 usage or config error · 3 auth required · 4 unreachable ·
  * 5 tool or JSON-RPC error · 6 timeout.
  */
+import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -19,7 +20,9 @@ import { MemorySettingsStore } from '../../core/store/settings';
 import { buildHar } from '../../core/trace/export-har';
 import { jsonlLines } from '../../core/trace/export-jsonl';
 import { readJsonlTrace } from '../../core/trace/import-jsonl';
-import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags } from './args';
+import { HeadlessLogin, LoopbackLogin } from '../../core/auth/login';
+import { FileSecretStore } from '../../core/auth/secret-store';
+import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -49,6 +52,14 @@ When a server asks (nobody is there to answer a dialog):
   --elicitation-answer JSON   values merged over the form's defaults (with accept-defaults)
   --sampling reject|off                              default: reject
   --root PATH          a root the server may see (repeatable)
+
+When a server asks for OAuth:
+  --oauth-headless     follow the authorization redirects without a browser (servers that
+                       approve on their own, e.g. in CI); otherwise the system browser opens
+  --client-id ID, --client-secret SECRET   a pre-registered client
+  --client-metadata-url URL                a Client ID Metadata Document (https)
+  --scope "A B"        the scopes to ask for
+  --data-dir DIR       where tokens are kept (owner-only secrets.json; default: config dir)
 
 Exit codes: 0 ok, 2 usage or config error, 3 auth required, 4 unreachable,
             5 tool or JSON-RPC error, 6 timeout.`;
@@ -101,10 +112,19 @@ function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: st
 
 /** Connects every selected server in parallel; a server that fails is reported, the others carry on. */
 async function connectAll(flags: Record<string, unknown>, io: CliIo, options: { quiet?: boolean } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
-  const servers = serversFromFlags(flags);
+  const servers = withOAuthFlags(serversFromFlags(flags), flags);
   if (servers.length === 0) throw new UsageError('No servers to connect to.');
   const { elicitationAnswers, ...policies } = policiesFromFlags(flags);
-  const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: io.version, elicitationAnswers });
+  const dataDir = (flags['data-dir'] as string | undefined) ?? envPaths('switchboard', { suffix: '' }).config;
+  const core = createCore({
+    settings: new MemorySettingsStore(),
+    carrier: 'browser',
+    version: io.version,
+    elicitationAnswers,
+    // Tokens outlive the run: the next command signs in without a browser.
+    secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'The CLI has no access to an OS keychain.'),
+    login: flags['oauth-headless'] ? new HeadlessLogin() : systemBrowserLogin(io),
+  });
   // A form declined for want of an answer: say which fields, and how to supply them.
   core.events.subscribe((event, payload) => {
     const action = event === 'requestResolved' ? (payload as { action?: string }).action : undefined;
@@ -309,4 +329,17 @@ function firstLine(text: string | undefined): string {
 function help(io: CliIo): number {
   io.out(HELP + '\n');
   return EXIT.ok;
+}
+
+/** Sign-in through the system browser: a loopback listener waits for the redirect back. */
+function systemBrowserLogin(io: CliIo): LoopbackLogin {
+  return new LoopbackLogin('system browser', (url) => {
+    io.err(`switchboard: sign in to continue — opening ${url.origin} in your browser. If nothing opens, visit:\n  ${url.href}\n`);
+    const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+    try {
+      spawn(opener, [url.href], { stdio: 'ignore', detached: true }).on('error', () => undefined).unref();
+    } catch {
+      // The URL is printed above.
+    }
+  });
 }

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Core } from '../../core/app';
 import { WS_PATH, WsFrame, encodeEvent, encodeReply } from '../../../contract/ws';
+import { randomBytes } from 'node:crypto';
+import { CALLBACK_PATH, callbackPage } from '../../core/auth/login';
 import { contentSecurityPolicy } from '../shared/csp';
 import { serveFile } from './static-files';
 import {
@@ -33,6 +35,8 @@ export interface WebHostOptions {
   extraHostNames?: string[];
   /** For tests only: a fixed token. */
   token?: string;
+  /** Browser mode's OAuth redirect target: the popup comes back to `/oauth/callback` with the code. */
+  oauthCallback?: (search: URLSearchParams) => { ok: boolean; message: string };
 }
 
 export interface WebHost {
@@ -78,6 +82,21 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   });
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://placeholder');
+    // The redirect back from an authorization server is a cross-site navigation that carries no
+    // cookie: it is authenticated by its one-time `state` instead (and the Host check still holds).
+    if (path.pathname === CALLBACK_PATH && options.oauthCallback && req.method === 'GET' && hosts.has((req.headers.host ?? '').toLowerCase())) {
+      const answer = options.oauthCallback(path.searchParams);
+      const nonce = randomBytes(16).toString('base64');
+      res.writeHead(answer.ok ? 200 : 400, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+        'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'`,
+      });
+      res.end(`${callbackPage(answer.ok, answer.message)}<script nonce="${nonce}">${answer.ok ? 'setTimeout(() => window.close(), 300)' : ''}</script>`);
+      return;
+    }
     const verdict = gate(req, false);
     if (!verdict.ok) {
       res.writeHead(verdict.status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });

@@ -6,6 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCore } from '../../core/app';
+import { CALLBACK_PATH } from '../../core/auth/login';
+import { PopupLogin } from '../../core/auth/popup-login';
+import { FileSecretStore } from '../../core/auth/secret-store';
 import { ConfSettingsStore } from '../../core/store/conf-settings';
 import { startWebHost } from './host';
 
@@ -54,7 +57,11 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
   }
 
   const settings = new ConfSettingsStore({ cwd: values['data-dir'] });
-  const core = createCore({ settings, carrier: 'browser', version: packageVersion(here) });
+  // The popup comes back to this host's own callback route; its port is known once it listens.
+  let callbackUrl = '';
+  const login = new PopupLogin(() => callbackUrl);
+  const secrets = new FileSecretStore(join(dirname(settings.location), 'secrets.json'), 'Browser mode has no access to an OS keychain.');
+  const core = createCore({ settings, carrier: 'browser', version: packageVersion(here), login, secrets });
   let host;
   try {
     host = await startWebHost({
@@ -63,7 +70,9 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
       port,
       host: values.host,
       unsafeExposeToNetwork: values['UNSAFE-expose-to-network'],
+      oauthCallback: (search) => login.deliver(search),
     });
+    callbackUrl = `http://127.0.0.1:${host.port}${CALLBACK_PATH}`;
   } catch (error) {
     console.error(`Switchboard could not start browser mode: ${(error as Error).message}`);
     await core.shutdown();

@@ -2,8 +2,20 @@
 import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import type { ErrorKind, ServerTarget } from '../../../contract';
 
-export function describeConnectError(target: ServerTarget, error: unknown): string {
+/**
+ * The SDK refuses OAuth metadata whose URLs use a script scheme (its schema check); say what
+ * that means instead of showing a schema dump.
+ */
+export function metadataRefusal(error: unknown): string | undefined {
   const raw = error instanceof Error ? error.message : String(error);
+  const match = /cannot use javascript:, data:, or vbscript: scheme/i.test(raw);
+  if (!match) return undefined;
+  const field = /"path":\s*\[\s*"([a-z_]+)"/.exec(raw)?.[1] ?? 'a URL';
+  return `Refused the authorization server's metadata: ${field} uses a javascript:, data: or vbscript: URL. Only http: and https: URLs are ever opened; this server's OAuth metadata is wrong or hostile.`;
+}
+
+export function describeConnectError(target: ServerTarget, error: unknown): string {
+  const raw = metadataRefusal(error) ?? (error instanceof Error ? error.message : String(error));
   const code = errorCode(error);
   if (target.type === 'stdio') {
     if (code === 'ENOENT') return `Command not found: "${target.command}". Check the command name and that it is on PATH.`;
@@ -41,6 +53,7 @@ export function classifyError(error: unknown): ErrorKind {
   if (code === 'ENOENT' || code === 'EACCES' || code === 'ERR_INVALID_URL') return 'config';
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'UND_ERR_SOCKET') return 'unreachable';
   if (code === 'REQUEST_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timeout';
+  if (code === 'OAUTH_STEP_FAILED' || code === 'OAUTH_URL_REFUSED' || code === 'OAUTH_CONSENT_REQUIRED' || metadataRefusal(error)) return 'auth';
   const status = httpStatusOf(error);
   const message = error instanceof Error ? error.message : String(error);
   if (status === 401 || status === 403 || /\b(401|403)\b|unauthori[sz]ed/i.test(message)) return 'auth';
@@ -84,6 +97,7 @@ export function retryDecision(error: unknown): RetryDecision {
   if (kind === 'config') return { retry: false, kind, status, why: 'a configuration error' };
   if (code === 'ENOTFOUND') return { retry: false, kind: 'config', status, why: 'the host name does not resolve' };
   if (status === 401 || status === 403) return { retry: false, kind: 'auth', status, why: `HTTP ${status}: sign-in required` };
+  if (kind === 'auth') return { retry: false, kind, status, why: 'signing in again is needed, not a retry' };
   if (status !== undefined && status >= 400 && status < 500 && ![404, 408, 429].includes(status)) {
     return { retry: false, kind: 'config', status, why: `HTTP ${status} is a client error, not a transient failure` };
   }

@@ -14,6 +14,8 @@ import {
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
+  InsufficientScopeError,
+  UnauthorizedError,
   type ClientCapabilities,
   type jsonSchemaValidator,
   type Prompt,
@@ -26,8 +28,10 @@ import type { ConnectionState, LastCheck, ServerConfig, ServerStatus } from '../
 import type { TraceEventInput } from '../../../contract/trace';
 import type { RequestBroker } from '../requests/broker';
 import { missingRequired, withDefaults, type RequestedSchema } from '../requests/elicitation';
+import { AuthService } from '../auth/auth-service';
+import { OAuthStepError, type SwitchboardOAuthProvider } from '../auth/oauth-provider';
 import { Redactor } from '../trace/redact';
-import { describeConnectError, httpStatusOf, retryDecision } from './errors';
+import { describeConnectError, httpStatusOf, metadataRefusal, retryDecision } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
 
 export const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' } as const;
@@ -61,6 +65,8 @@ export interface ConnectionDeps {
   broker?: RequestBroker;
   /** Values merged over the schema's defaults when elicitation is answered by policy (CLI --elicitation-answer). */
   elicitationAnswers?: Record<string, unknown>;
+  /** Sign-in for HTTP servers that ask for OAuth. */
+  auth?: AuthService;
 }
 
 export interface ServerLists {
@@ -134,6 +140,11 @@ export class ServerConnection {
     return this.lists;
   }
 
+  /** The OAuth provider for this server's current configuration, when it uses OAuth. */
+  authProvider(): SwitchboardOAuthProvider | undefined {
+    return this.deps.auth?.providerFor(this.config, this.redactor);
+  }
+
   /** Disconnected after the idle timeout; the next use reconnects. */
   isIdle(): boolean {
     return this.idle && this.wanted;
@@ -182,9 +193,19 @@ export class ServerConnection {
     const client = await this.ready();
     this.touch();
     const timeoutMs = this.config.requestTimeoutSec * 1000;
+    const started = Date.now();
     try {
       return await op(client, timeoutMs);
     } catch (error) {
+      // A 401 or 403 insufficient_scope led to a sign-in (or step-up) that finished: the server
+      // refused the request before running it, so it is repeated once — never more.
+      const provider = this.authProvider();
+      await provider?.settled();
+      if (provider?.authorizedSince(started) && (isAuthFailure(error) || isTimeout(error))) {
+        this.trace({ channel: 'auth', kind: 'auth-step', dir: 'none', text: `repeating ${label} once after signing in`, meta: { step: 'retry', label } });
+        return op(this.client ?? client, timeoutMs);
+      }
+      if (provider && isAuthFailure(error)) provider.noteFailure('request', `${label}: ${errorMessage(error)}`);
       if (!this.isSessionExpiry(error)) throw error;
       await this.renewSession();
       if (!safe) {
@@ -340,6 +361,8 @@ export class ServerConnection {
     const message = describeConnectError(this.config.target, error);
     const decision = retryDecision(error);
     this.failures++;
+    // The sign-in's own failures are already on its record; others that are about auth go there too.
+    if (decision.kind === 'auth' && !(error instanceof OAuthStepError)) this.authProvider()?.noteFailure(metadataRefusal(error) ? 'as-metadata' : 'connect', message);
     this.deps.observer.onError(this.id, message);
     if (this.wanted && decision.retry && this.failures <= this.config.retries) {
       const delay = backoffDelay(this.failures, this.deps.backoffBaseMs);
@@ -376,17 +399,34 @@ export class ServerConnection {
       if (index > 0) {
         this.trace({ channel: 'lifecycle', kind: 'reconnect', dir: 'none', text: `trying ${attempt.kind ?? 'stdio'} with ${typeof attempt.mode === 'string' ? attempt.mode : 'modern'} negotiation after: ${errorMessage(lastError)}` });
       }
-      const client = this.createClient(attempt.mode);
-      const transport = createTransport(target, attempt.kind, {
-        server: this.id,
-        record: this.deps.record,
-        redactor: this.redactor,
-        now: this.deps.now,
-        baseFetch: this.deps.baseFetch,
-        onStderrLine: (line) => this.deps.observer.onStderrLine(this.id, line),
-      });
+      const started = Date.now();
+      const provider = this.authProvider();
+      const open = () => {
+        const client = this.createClient(attempt.mode);
+        const transport = createTransport(target, attempt.kind, {
+          server: this.id,
+          record: this.deps.record,
+          redactor: this.redactor,
+          now: this.deps.now,
+          baseFetch: this.deps.baseFetch,
+          authProvider: provider,
+          onStderrLine: (line) => this.deps.observer.onStderrLine(this.id, line),
+        });
+        return { client, transport };
+      };
+      let { client, transport } = open();
       try {
-        await client.connect(transport, { timeout: this.config.connectTimeoutSec * 1000 });
+        try {
+          await client.connect(transport, { timeout: this.config.connectTimeoutSec * 1000 });
+        } catch (error) {
+          // The first request met a 401 and the sign-in finished inside it: connect again, once, with the tokens.
+          await provider?.settled();
+          if (!provider?.authorizedSince(started) || !(isAuthFailure(error) || isTimeout(error))) throw error;
+          await closeClient(client, transport, false);
+          this.trace({ channel: 'auth', kind: 'auth-step', dir: 'none', text: 'connecting again after signing in', meta: { step: 'retry', label: 'connect' } });
+          ({ client, transport } = open());
+          await client.connect(transport, { timeout: this.config.connectTimeoutSec * 1000 });
+        }
         this.client = client;
         this.transport = transport;
         transport.onclose = chain(transport.onclose, () => this.onTransportClosed(client));
@@ -776,4 +816,16 @@ async function closeClient(client: Client, transport: Transport | undefined, end
   }
   await client.close().catch(() => undefined);
   await transport?.close().catch(() => undefined);
+}
+
+/** A request that timed out, e.g. while a person was signing in inside it. */
+function isTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+}
+
+/** The server refused for lack of (enough) authorization: 401, 403, or the SDK's UnauthorizedError. */
+function isAuthFailure(error: unknown): boolean {
+  if (error instanceof UnauthorizedError || error instanceof InsufficientScopeError) return true;
+  const status = httpStatusOf(error);
+  return status === 401 || status === 403;
 }

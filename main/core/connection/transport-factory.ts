@@ -6,6 +6,7 @@ import { SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { ServerTarget } from '../../../contract';
 import type { TraceEventInput } from '../../../contract/trace';
+import type { SwitchboardOAuthProvider } from '../auth/oauth-provider';
 import { isSecretHeaderName, type Redactor } from '../trace/redact';
 import { TrackedStdioTransport } from '../transport/tracked-stdio';
 import { createTrackingFetch, type HttpTransportKind } from '../transport/tracking-fetch';
@@ -20,6 +21,8 @@ export interface TransportContext {
   onStderrLine?: (line: string) => void;
   /** The fetch underneath the tracking one (tests, OAuth wrappers); default global fetch. */
   baseFetch?: FetchLike;
+  /** OAuth for this server: the SDK transport runs `auth()` with it on 401 and 403 insufficient_scope. */
+  authProvider?: SwitchboardOAuthProvider;
 }
 
 export function createTransport(target: ServerTarget, kind: HttpKind | undefined, context: TransportContext): Transport {
@@ -41,8 +44,11 @@ export function createTransport(target: ServerTarget, kind: HttpKind | undefined
     base: context.baseFetch,
   });
   const requestInit: RequestInit = { headers: target.headers };
-  if (transport === 'sse') return new SSEClientTransport(url, { requestInit, fetch });
-  return new StreamableHTTPClientTransport(url, { requestInit, fetch });
+  const authProvider = context.authProvider;
+  // The provider's own requests (refresh, code exchange, revocation) go through the same tracked fetch.
+  authProvider?.useFetch(fetch);
+  if (transport === 'sse') return new SSEClientTransport(url, { requestInit, fetch, authProvider });
+  return new StreamableHTTPClientTransport(url, { requestInit, fetch, authProvider });
 }
 
 /** The values in a config that must never be recorded: env values (unless marked non-secret) and secret headers' values. */
@@ -53,7 +59,8 @@ export function configSecrets(target: ServerTarget): string[] {
       .filter(([key]) => !open.has(key))
       .map(([, value]) => value);
   }
-  return Object.entries(target.headers)
+  const headers = Object.entries(target.headers)
     .filter(([name]) => isSecretHeaderName(name))
     .flatMap(([, value]) => [value, value.replace(/^\w+\s+/, '')]);
+  return target.oauth?.clientSecret ? [...headers, target.oauth.clientSecret] : headers;
 }

@@ -39,7 +39,8 @@ export class Redactor {
     const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
     for (const [rawName, value] of entries) {
       const name = rawName.toLowerCase();
-      out[name] = isSecretHeaderName(name) ? redactHeaderValue(name, value) : this.text(value);
+      // A redirect back to a client carries the authorization code in its Location.
+      out[name] = isSecretHeaderName(name) ? redactHeaderValue(name, value) : name === 'location' || name === 'content-location' ? this.url(value) : this.text(value);
     }
     return out;
   }
