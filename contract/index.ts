@@ -277,6 +277,8 @@ export const SavedCall = z.object({
 export const AppSettings = z.object({
   /** Record tool-call argument values in the audit (keys are always recorded). */
   auditArgumentValues: z.boolean(),
+  /** Electron: sign in through the system browser instead of a Switchboard login window. */
+  oauthSystemBrowser: z.boolean(),
 });
 
 export const DiscoveredConfig = z.object({
@@ -385,6 +387,9 @@ export const AuthStatus = z.object({
   inFlow: z.boolean(),
   lastFailure: z.object({ step: z.string(), message: z.string(), hint: z.string().optional(), at: z.number() }).optional(),
   authorizationUrl: z.string().optional(),
+  /** Step by step: each OAuth request (and the login) waits for authContinue. */
+  stepMode: z.boolean(),
+  paused: z.object({ step: z.string(), method: z.string(), url: z.string(), since: z.number() }).optional(),
   /** How the secret store protects tokens at rest, in plain words. */
   storage: z.object({ encrypted: z.boolean(), backend: z.string(), notice: z.string() }),
 });
@@ -520,6 +525,10 @@ export const methods = {
   signOut: { args: ById, result: z.object({ revoked: z.number().int(), errors: z.array(z.string()) }) },
   /** Ends a sign-in that waits for a person (the prompt's flow, or the server's). */
   cancelSignIn: { args: z.object({ flowId: z.string().optional(), serverId: ServerId.optional() }).strict(), result: z.object({ cancelled: z.boolean() }) },
+  /** Step by step: pause before each OAuth request of this server (and before the login opens). */
+  authStepMode: { args: z.object({ id: ServerId, on: z.boolean() }).strict(), result: z.object({ stepMode: z.boolean() }) },
+  /** Step by step: send the paused request. */
+  authContinue: { args: ById, result: z.object({ continued: z.boolean() }) },
   /** Sign-in prompts waiting for a click (browser mode), e.g. for a page opened late. */
   pendingSignIns: { args: NoArgs, result: z.array(SignInPrompt) },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;

@@ -57,6 +57,8 @@ export const METHOD_NAMES = [
   'signOut',
   'cancelSignIn',
   'pendingSignIns',
+  'authStepMode',
+  'authContinue',
 ] as const;
 
 export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded'] as const;

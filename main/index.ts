@@ -8,6 +8,8 @@ import { BrowserWindow, app, dialog, ipcMain, protocol, shell } from 'electron';
 import { createCore, type Core } from './core/app';
 import { forwardEvents, originOf, registerIpc, trustedSenderCheck } from './adapters/electron/ipc';
 import { installAppProtocol, registerScheme } from './adapters/electron/protocol';
+import { ElectronLoginWindow } from './adapters/electron/login-window';
+import { createElectronSecretStore } from './adapters/electron/secret-store';
 import { ElectronSettingsStore } from './adapters/electron/settings-store';
 import { createMainWindow, rendererEntry } from './adapters/electron/window';
 
@@ -66,10 +68,13 @@ if (!app.requestSingleInstanceLock()) {
     });
 }
 
-function start(): void {
+async function start(): Promise<void> {
   const settings = new ElectronSettingsStore(app.getPath('userData'));
+  // OAuth tokens: encrypted by the OS keychain where there is one (safeStorage needs a ready app).
+  const secrets = await createElectronSecretStore(join(app.getPath('userData'), 'secrets.json'));
+  const login = new ElectronLoginWindow({ useSystemBrowser: () => settings.read().oauthSystemBrowser, parent: () => BrowserWindow.getAllWindows()[0] });
   // URLs reach here only after core's scheme check (https, or http on loopback).
-  core = createCore({ settings, carrier: 'electron', version: app.getVersion(), openExternal: (url) => shell.openExternal(url).then(() => true) });
+  core = createCore({ settings, carrier: 'electron', version: app.getVersion(), openExternal: (url) => shell.openExternal(url).then(() => true), secrets, login });
   const running = core;
 
   installAppProtocol(protocol, RENDERER_DIR);

@@ -100,11 +100,11 @@ export function createCore(options: CoreOptions): Core {
     appInfo: async () => ({ name: 'Switchboard', version: options.version, carrier: options.carrier, platform: process.platform, node: process.versions.node }),
     recentLogs: async () => ({ lines: logs.history() }),
     listAudit: async ({ limit, serverId }) => audit.list({ limit, serverId }),
-    getSettings: async () => ({ auditArgumentValues: options.settings.read().auditArgumentValues }),
+    getSettings: async () => appSettings(options.settings.read()),
     updateSettings: async (patch) => {
       const settings = { ...options.settings.read(), ...patch };
       options.settings.write(settings);
-      return { auditArgumentValues: settings.auditArgumentValues };
+      return appSettings(settings);
     },
     ...serverHandlers(ctx),
     ...catalogHandlers(ctx),
@@ -155,4 +155,8 @@ function defaultAudit(settings: SettingsStore): AuditLog {
 
 function defaultSecrets(settings: SettingsStore): SecretStore {
   return settings.location.startsWith('(') ? new MemorySecretStore() : new FileSecretStore(join(dirname(settings.location), 'secrets.json'));
+}
+
+function appSettings(settings: ReturnType<SettingsStore['read']>) {
+  return { auditArgumentValues: settings.auditArgumentValues, oauthSystemBrowser: settings.oauthSystemBrowser };
 }

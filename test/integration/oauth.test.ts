@@ -181,6 +181,16 @@ describe('OAuth with the CLI (--oauth-headless)', () => {
   });
 });
 
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 describe('OAuth in the core', () => {
   async function signedInCore(fx: Fixture, dir: string, login: HeadlessLogin | undefined, settingsDir?: string) {
     const core = createCore({
@@ -224,6 +234,39 @@ describe('OAuth in the core', () => {
     expect(after.authorize).toBe(before.authorize);
     // One request met the expired token; nothing kept knocking.
     expect(after.mcpUnauthorized - before.mcpUnauthorized).toBeLessThanOrEqual(2);
+  });
+
+  it('step by step: the flow pauses before each OAuth request and before the login, in the spec\'s order', async () => {
+    const fx = await fixture({ mode: 'dcr' });
+    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test', secrets: new FileSecretStore(join(dataDir(), 'secrets.json')), login: new HeadlessLogin() });
+    cores.push(core);
+    const added = await core.dispatch('addServer', { name: 'stepwise', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0 });
+    if (!added.ok) throw new Error(added.error.message);
+    const id = (added.result as ServerStatus).id;
+    const connection = core.connections.get(id)!;
+    expect((await core.dispatch('authStepMode', { id, on: true })).ok).toBe(true);
+    const connecting = connection.connect();
+
+    const seen: string[] = [];
+    for (let i = 0; i < 20 && connection.snapshot().state !== 'connected'; i++) {
+      const status = await waitFor(async () => {
+        const reply = await core.dispatch('authStatus', { id });
+        if (!reply.ok) throw new Error(reply.error.message);
+        const result = reply.result as { paused?: { step: string } };
+        return result.paused || connection.snapshot().state === 'connected' ? result : undefined;
+      });
+      if (!status.paused) break;
+      seen.push(status.paused.step);
+      // Nothing goes out while paused.
+      const before = await fx.admin.stats();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await fx.admin.stats()).toEqual(before);
+      expect((await core.dispatch('authContinue', { id })).ok).toBe(true);
+    }
+    await connecting;
+    expect(connection.snapshot().state).toBe('connected');
+    // (login: before the login opens; authorize: the headless login's own GET.)
+    expect(seen).toEqual(['prm', 'as-metadata', 'register', 'login', 'authorize', 'token']);
   });
 
   it('a full flow (sign-in, refresh, step-up, sign-out) exported as JSONL and HAR: no access token, refresh token, code or verifier in either, nor in the settings file', async () => {

@@ -71,6 +71,16 @@ export interface OAuthStatusInfo {
   inFlow: boolean;
   lastFailure?: AuthStepFailure;
   authorizationUrl?: string;
+  stepMode: boolean;
+  /** Step by step: the request (or the login) waiting for "Continue". */
+  paused?: PausedStep;
+}
+
+export interface PausedStep {
+  step: string;
+  method: string;
+  url: string;
+  since: number;
 }
 
 export interface OAuthProviderOptions {
@@ -126,6 +136,8 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   private lastFailure: AuthStepFailure | undefined;
   private lastAuthorizationUrl: string | undefined;
   private abort = new AbortController();
+  private stepMode = false;
+  private paused: (PausedStep & { go(): void; stop(error: Error): void }) | undefined;
 
   constructor(private readonly options: OAuthProviderOptions) {
     this.identity = oauthIdentity(options.serverUrl, options.settings);
@@ -133,9 +145,67 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     options.redactor.addSecret(options.settings.clientSecret);
   }
 
-  /** The tracked fetch of the transport in use: refreshes and exchanges go through it too. */
-  useFetch(fetchFn: FetchLike): void {
-    this.fetchFn = fetchFn;
+  /**
+   * Wraps the transport's tracked fetch: in step-by-step mode every OAuth request (anything but
+   * the MCP endpoint) waits for "Continue" before it is sent. The provider's own requests
+   * (refresh, code exchange, revocation, headless authorization) use the same fetch.
+   */
+  useFetch(tracked: FetchLike, endpoint: URL): FetchLike {
+    const endpointKey = `${endpoint.origin}${endpoint.pathname}`;
+    const gated: FetchLike = async (input, init) => {
+      const url = new URL(String(input));
+      if (this.stepMode && `${url.origin}${url.pathname}` !== endpointKey) await this.pause(stepOf(url, init), init?.method ?? 'GET', url);
+      return tracked(input, init);
+    };
+    this.fetchFn = gated;
+    return gated;
+  }
+
+  /** Step by step: pause before each OAuth request and before opening the login. Off lets a paused step go. */
+  setStepMode(on: boolean): void {
+    this.stepMode = on;
+    if (!on) this.paused?.go();
+    this.options.onChange?.();
+  }
+
+  /** Lets the paused step go; false when nothing waits. */
+  continueStep(): boolean {
+    if (!this.paused) return false;
+    this.paused.go();
+    return true;
+  }
+
+  private pause(step: string, method: string, url: URL): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const signal = this.abort.signal;
+      const done = () => {
+        signal.removeEventListener('abort', onAbort);
+        this.paused = undefined;
+        this.options.onChange?.();
+      };
+      const onAbort = () => {
+        done();
+        reject(signal.reason instanceof Error ? signal.reason : new Error('The sign-in was cancelled.'));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.paused = {
+        step,
+        method,
+        url: this.options.redactor.url(url.href),
+        since: this.now(),
+        go: () => {
+          done();
+          resolve();
+        },
+        stop: (error) => {
+          done();
+          reject(error);
+        },
+      };
+      this.step('paused', `step by step: paused before ${step} (${method} ${url.origin}${url.pathname})`, { next: step, method, url: url.href });
+      this.options.onChange?.();
+    });
   }
 
   /** Waits for a sign-in that is waiting for a person (the request that started it may have timed out meanwhile). */
@@ -274,6 +344,14 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       this.endFlow = resolve;
     });
     this.options.onChange?.();
+    if (this.stepMode) {
+      try {
+        await this.pause('login', 'GET', url);
+      } catch (error) {
+        this.finishFlow();
+        throw error;
+      }
+    }
     this.step('authorize', `authorization request opened in the ${login.kind}: ${url.origin}${url.pathname}`, { url: url.href, params });
     let callback: CallbackParams;
     try {
@@ -394,6 +472,8 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       inFlow: this.inFlow,
       lastFailure: this.lastFailure,
       authorizationUrl: this.lastAuthorizationUrl,
+      stepMode: this.stepMode,
+      paused: this.paused ? { step: this.paused.step, method: this.paused.method, url: this.paused.url, since: this.paused.since } : undefined,
     };
   }
 
@@ -520,6 +600,20 @@ export function hintFor(message: string): string | undefined {
   if (/access_denied/.test(m)) return 'The sign-in was denied in the browser.';
   if (/registration/.test(m)) return 'Likely cause: the authorization server does not allow dynamic registration: configure a client id (and secret) or a Client ID Metadata Document URL.';
   return undefined;
+}
+
+/** Which step of the flow a request is, from its URL and body (for the step-by-step pause). */
+export function stepOf(url: URL, init?: RequestInit): string {
+  const path = url.pathname;
+  if (path.includes('/.well-known/oauth-protected-resource')) return 'prm';
+  if (path.includes('/.well-known/oauth-authorization-server') || path.includes('/.well-known/openid-configuration')) return 'as-metadata';
+  const body = typeof init?.body === 'string' ? init.body : init?.body instanceof URLSearchParams ? init.body.toString() : '';
+  if (/(^|&)grant_type=refresh_token/.test(body)) return 'refresh';
+  if (/(^|&)grant_type=/.test(body)) return 'token';
+  if (/(^|&)token_type_hint=|revoke/.test(body + path)) return 'revoke';
+  if (/regist/.test(path)) return 'register';
+  if (/authori[sz]e/.test(path)) return 'authorize';
+  return 'request';
 }
 
 /** The message, with the OAuth error code in front when the SDK kept it apart ("invalid_grant: …"). */

@@ -34,7 +34,7 @@ export function createTransport(target: ServerTarget, kind: HttpKind | undefined
   }
   const url = new URL(target.url);
   const transport = kind ?? 'streamable-http';
-  const fetch = createTrackingFetch({
+  const tracked = createTrackingFetch({
     server: context.server,
     endpoint: url,
     transport,
@@ -46,7 +46,7 @@ export function createTransport(target: ServerTarget, kind: HttpKind | undefined
   const requestInit: RequestInit = { headers: target.headers };
   const authProvider = context.authProvider;
   // The provider's own requests (refresh, code exchange, revocation) go through the same tracked fetch.
-  authProvider?.useFetch(fetch);
+  const fetch = authProvider ? authProvider.useFetch(tracked, url) : tracked;
   if (transport === 'sse') return new SSEClientTransport(url, { requestInit, fetch, authProvider });
   return new StreamableHTTPClientTransport(url, { requestInit, fetch, authProvider });
 }

@@ -4,7 +4,7 @@ import type { PopupLogin } from '../auth/popup-login';
 import { CoreError, type Handlers } from '../dispatcher';
 import { findConnection, type CoreContext } from './context';
 
-type AuthHandlers = Pick<Handlers, 'authStatus' | 'signIn' | 'signOut' | 'cancelSignIn' | 'pendingSignIns'>;
+type AuthHandlers = Pick<Handlers, 'authStatus' | 'signIn' | 'signOut' | 'cancelSignIn' | 'pendingSignIns' | 'authStepMode' | 'authContinue'>;
 
 export function authHandlers(ctx: CoreContext, auth: AuthService, popup: PopupLogin | undefined): AuthHandlers {
   return {
@@ -12,7 +12,7 @@ export function authHandlers(ctx: CoreContext, auth: AuthService, popup: PopupLo
       const connection = findConnection(ctx, id);
       const provider = connection.authProvider();
       const storage = auth.store.info;
-      if (!provider) return { serverId: id, applies: false, signedIn: false, hasRefreshToken: false, inFlow: false, storage };
+      if (!provider) return { serverId: id, applies: false, signedIn: false, hasRefreshToken: false, inFlow: false, stepMode: false, storage };
       return { serverId: id, applies: true, storage, ...(await provider.status()) };
     },
     signIn: async ({ id }) => {
@@ -44,5 +44,13 @@ export function authHandlers(ctx: CoreContext, auth: AuthService, popup: PopupLo
       return { cancelled };
     },
     pendingSignIns: async () => popup?.prompts() ?? [],
+    authStepMode: async ({ id, on }) => {
+      const connection = findConnection(ctx, id);
+      const provider = connection.authProvider();
+      if (!provider) throw new CoreError('conflict', `Server "${connection.config.name}" does not sign in with OAuth.`);
+      provider.setStepMode(on);
+      return { stepMode: on };
+    },
+    authContinue: async ({ id }) => ({ continued: findConnection(ctx, id).authProvider()?.continueStep() ?? false }),
   };
 }

@@ -16,6 +16,7 @@ export const SettingsSchema = z.object({
   servers: z.array(ServerConfig).default([]),
   /** Record tool-call argument values in the audit (keys are always recorded). */
   auditArgumentValues: z.boolean().default(false),
+  oauthSystemBrowser: z.boolean().default(false),
   /** Named calls, grouped by server name. */
   savedCalls: z.array(SavedCall).default([]),
   /** The arguments last used per tool (namespaced name), to pre-fill its form. */
