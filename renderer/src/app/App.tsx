@@ -3,6 +3,7 @@ import { spotlight } from '@mantine/spotlight';
 import { useEffect, useState } from 'react';
 import type { CarrierKind } from '../api/carrier';
 import { useApi } from '../api/context';
+import { AuthView, SignInPrompts } from '../features/auth';
 import { ChartsView } from '../features/charts/ChartsView';
 import { getLogStore } from '../features/logs/log-store';
 import { LogsView } from '../features/logs/LogsView';
@@ -26,6 +27,7 @@ const LABELS: Record<View, string> = {
   charts: 'Charts',
   timeline: 'Timeline',
   logs: 'Logs',
+  auth: 'Auth',
 };
 
 export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconnect(cb: () => void): void }) {
@@ -108,10 +110,14 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
           <Tabs.Panel value="logs" pt="md">
             <LogsView servers={servers} />
           </Tabs.Panel>
+          <Tabs.Panel value="auth" pt="md">
+            <AuthView servers={servers} />
+          </Tabs.Panel>
         </Tabs>
       </AppShell.Main>
       <CommandPalette servers={servers} />
       <RequestCenter servers={servers} />
+      <SignInPrompts servers={servers} />
     </AppShell>
   );
 }

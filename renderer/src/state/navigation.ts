@@ -5,7 +5,7 @@
  */
 import { useSyncExternalStore } from 'react';
 
-export const VIEWS = ['tools', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs'] as const;
+export const VIEWS = ['tools', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth'] as const;
 export type View = (typeof VIEWS)[number];
 
 export type TrafficFocus =
@@ -17,6 +17,8 @@ export interface NavigationState {
   view: View;
   /** A request for the Traffic view, consumed when it shows. `nonce` makes repeated requests distinct. */
   traffic?: TrafficFocus & { nonce: number };
+  /** A server to show in the Auth view. */
+  auth?: { serverId: string; nonce: number };
   /** A tool to select in the Tools view. */
   tool?: { name: string; nonce: number };
   /** The trace the Traffic/Charts/Timeline views read: live, or an imported file (read-only). */
@@ -48,6 +50,10 @@ export const navigation = {
   },
   openTool(name: string): void {
     set({ view: 'tools', tool: { name, nonce: ++nonce } });
+  },
+  /** The Auth view, on one server. */
+  showAuth(serverId: string): void {
+    set({ view: 'auth', auth: { serverId, nonce: ++nonce } });
   },
   selectServer(serverId: string | undefined): void {
     set({ serverId });

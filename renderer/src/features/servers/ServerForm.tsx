@@ -2,7 +2,7 @@
  * Add or edit a server: every field of the configuration, validated by the same schema main
  * uses (field errors shown where they belong) before anything is sent.
  */
-import { Alert, Button, Checkbox, Collapse, Group, NumberInput, SegmentedControl, Select, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
+import { Alert, Button, Checkbox, Collapse, Group, NumberInput, PasswordInput, SegmentedControl, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { ServerConfigInput, type ServerConfig } from '../../../../contract';
 import { splitCommandLine } from '../../../../contract/command-line';
@@ -26,6 +26,16 @@ const pairs = (record: Record<string, string>, separator: string) =>
     .map(([k, v]) => `${k}${separator}${v}`)
     .join('\n');
 
+/** The OAuth fields → `oauth` for the config, empty fields left out (and no `oauth` at all when nothing is set). */
+function oauthSettings(form: { enabled: boolean; clientId: string; clientSecret: string; clientMetadataUrl: string; scope: string }): { oauth?: Record<string, string | boolean> } {
+  const oauth: Record<string, string | boolean> = {};
+  if (!form.enabled) oauth.disabled = true;
+  for (const key of ['clientId', 'clientMetadataUrl', 'scope'] as const) if (form[key].trim()) oauth[key] = form[key].trim();
+  // A secret is taken as typed (spaces may belong to it), but never a blank one.
+  if (form.clientSecret.trim()) oauth.clientSecret = form.clientSecret;
+  return Object.keys(oauth).length ? { oauth } : {};
+}
+
 const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: ServerConfig; submitLabel: string; onSubmit(input: ServerConfigInput): Promise<void> }) {
@@ -38,6 +48,15 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
   const [url, setUrl] = useState(target?.type === 'http' ? target.url : '');
   const [headers, setHeaders] = useState(target?.type === 'http' ? pairs(target.headers, ': ') : '');
   const [transport, setTransport] = useState<'auto' | 'streamable-http' | 'sse'>(target?.type === 'http' ? target.transport : 'auto');
+  const savedOAuth = target?.type === 'http' ? target.oauth : undefined;
+  const [oauth, setOAuth] = useState({
+    enabled: !savedOAuth?.disabled,
+    clientId: savedOAuth?.clientId ?? '',
+    clientSecret: savedOAuth?.clientSecret ?? '',
+    clientMetadataUrl: savedOAuth?.clientMetadataUrl ?? '',
+    scope: savedOAuth?.scope ?? '',
+  });
+  const [oauthOpen, setOAuthOpen] = useState(false);
   const [era, setEra] = useState(initial?.era ?? 'auto');
   const [advanced, setAdvanced] = useState(false);
   const [numbers, setNumbers] = useState({
@@ -66,7 +85,7 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
         const [command = '', ...args] = splitCommandLine(commandLine);
         input = { name, target: { type: 'stdio', command, args, env: parsePairs(env, '='), ...(cwd.trim() ? { cwd: cwd.trim() } : {}) } };
       } else {
-        input = { name, target: { type: 'http', url, transport, headers: parsePairs(headers, ':') } };
+        input = { name, target: { type: 'http', url, transport, headers: parsePairs(headers, ':'), ...oauthSettings(oauth) } };
       }
       const rootList = roots
         .split('\n')
@@ -164,6 +183,72 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
               allowDeselect={false}
             />
             <Textarea size="xs" label="Headers" description="Name: value per line (e.g. Authorization: Bearer …). Redacted in traces." autosize minRows={1} maxRows={6} value={headers} onChange={(e) => setHeaders(e.currentTarget.value)} classNames={{ input: 'mono' }} />
+            <Button variant="subtle" size="compact-xs" onClick={() => setOAuthOpen(!oauthOpen)} data-testid="server-oauth-toggle" data-expanded={oauthOpen}>
+              {oauthOpen ? 'Hide' : 'Show'} OAuth{oauth.enabled ? '' : ' (off)'}
+            </Button>
+            <Collapse expanded={oauthOpen || Object.keys(fieldErrors).some((k) => k.startsWith('target.oauth'))}>
+              <Stack gap="xs" data-testid="server-oauth">
+                <Switch
+                  size="xs"
+                  label="Use OAuth when the server asks"
+                  description="On a 401, sign in (discovery, registration, a login window). Off: the 401 is an error. A server with its own Authorization header never signs in."
+                  checked={oauth.enabled}
+                  onChange={(e) => setOAuth({ ...oauth, enabled: e.currentTarget.checked })}
+                  data-testid="server-oauth-enabled"
+                />
+                <TextInput
+                  size="xs"
+                  label="Client ID"
+                  description="A client registered with the authorization server beforehand. Empty: the metadata document below, else dynamic registration."
+                  value={oauth.clientId}
+                  onChange={(e) => setOAuth({ ...oauth, clientId: e.currentTarget.value })}
+                  error={fieldErrors['target.oauth.clientId']}
+                  disabled={!oauth.enabled}
+                  classNames={{ input: 'mono' }}
+                  data-testid="server-oauth-client-id"
+                />
+                <PasswordInput
+                  size="xs"
+                  label="Client secret"
+                  description="Only for a confidential client. Stored with the server's settings; redacted in traces and exports."
+                  value={oauth.clientSecret}
+                  onChange={(e) => setOAuth({ ...oauth, clientSecret: e.currentTarget.value })}
+                  error={fieldErrors['target.oauth.clientSecret']}
+                  disabled={!oauth.enabled}
+                  autoComplete="off"
+                  data-testid="server-oauth-client-secret"
+                />
+                <TextInput
+                  size="xs"
+                  label="Client ID Metadata Document URL"
+                  placeholder="https://example.com/oauth/client.json"
+                  description="An https: URL with a path, used as the client id where the authorization server supports it."
+                  value={oauth.clientMetadataUrl}
+                  onChange={(e) => setOAuth({ ...oauth, clientMetadataUrl: e.currentTarget.value })}
+                  error={fieldErrors['target.oauth.clientMetadataUrl']}
+                  disabled={!oauth.enabled}
+                  classNames={{ input: 'mono' }}
+                  data-testid="server-oauth-metadata-url"
+                />
+                <TextInput
+                  size="xs"
+                  label="Scope"
+                  placeholder="space-separated, e.g. mcp:tools offline_access"
+                  description="Empty: what the server's 401 or its metadata asks for."
+                  value={oauth.scope}
+                  onChange={(e) => setOAuth({ ...oauth, scope: e.currentTarget.value })}
+                  error={fieldErrors['target.oauth.scope']}
+                  disabled={!oauth.enabled}
+                  classNames={{ input: 'mono' }}
+                  data-testid="server-oauth-scope"
+                />
+                {!oauth.enabled && (oauth.clientId || oauth.clientSecret || oauth.clientMetadataUrl || oauth.scope) && (
+                  <Text size="xs" c="dimmed">
+                    These are kept while OAuth is off.
+                  </Text>
+                )}
+              </Stack>
+            </Collapse>
           </>
         )}
         <Select
@@ -240,7 +325,7 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
           <Alert color="red" p="xs" data-testid="add-server-error" className="pre-wrap">
             {error}
             {Object.entries(fieldErrors)
-              .filter(([path]) => !['name', 'target.command', 'target.url', ...Object.keys(numbers)].includes(path))
+              .filter(([path]) => !['name', 'target.command', 'target.url', ...Object.keys(numbers)].includes(path) && !path.startsWith('target.oauth.'))
               .map(([path, message]) => (
                 <div key={path}>
                   {path}: {message}

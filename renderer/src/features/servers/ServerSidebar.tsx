@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import type { ClientFormat, ServerConfig, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText } from '../../components/download';
+import { useSignInAction, useSignIns } from '../auth';
 import { navigation, useNavigation } from '../../state/navigation';
 import { ImportModal } from './ImportModal';
 import { ServerForm } from './ServerForm';
@@ -107,6 +108,9 @@ function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onCha
   const selected = nav.serverId === server.id;
   const check = server.config.lastCheck;
   const target = server.config.target;
+  const signIn = useSignInAction();
+  const signingIn = useSignIns(api).busy.has(server.id);
+  const needsSignIn = server.state === 'error' && server.errorKind === 'auth';
 
   const act = (what: string, run: () => Promise<unknown>) => () =>
     run().then(onChanged, (e: Error) => notifications.show({ color: 'red', title: `${what} failed`, message: e.message }));
@@ -171,6 +175,11 @@ function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onCha
               Test connection
             </Menu.Item>
             <Menu.Item onClick={() => navigation.showTraffic({ kind: 'server', serverId: server.id })}>Show traffic</Menu.Item>
+            {target.type === 'http' && (
+              <Menu.Item onClick={() => navigation.showAuth(server.id)} data-testid="server-show-auth">
+                Show sign-in (Auth)
+              </Menu.Item>
+            )}
             <Menu.Divider />
             <Menu.Item onClick={onEdit}>Edit…</Menu.Item>
             <Menu.Item onClick={act('Duplicate', () => api.duplicateServer({ id: server.id }))}>Duplicate</Menu.Item>
@@ -203,6 +212,16 @@ function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onCha
         <Text size="xs" c="red" className="pre-wrap" data-testid="server-error">
           {server.error}
         </Text>
+      )}
+      {needsSignIn && (
+        <Group gap={6} wrap="nowrap" onClick={(e) => e.stopPropagation()}>
+          <Button size="compact-xs" color="red" variant="light" loading={signingIn} disabled={server.config.disabled} onClick={() => signIn(server)} data-testid="server-signin">
+            Sign in
+          </Button>
+          <Button size="compact-xs" variant="subtle" onClick={() => navigation.showAuth(server.id)} data-testid="server-auth-details">
+            Details
+          </Button>
+        </Group>
       )}
       {(testing || check) && (
         <Text size="xs" c={testing ? 'dimmed' : check?.ok ? 'green' : 'red'} data-testid="server-last-check" data-ok={check?.ok}>
