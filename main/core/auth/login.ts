@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import { randomInt } from 'node:crypto';
 import type { FetchLike } from '@modelcontextprotocol/client';
+import { signInUrlVerdict } from '../../../contract/sign-in-url';
 
 export interface AuthorizationRequest {
   serverId: string;
@@ -43,23 +44,11 @@ export class OAuthUrlRefusedError extends Error {
   readonly code = 'OAUTH_URL_REFUSED';
 }
 
-/**
- * Only http: and https: are ever opened. A `javascript:`, `data:` or `file:` URL in an
- * authorization server's metadata is an attack on the client (CVE-2025-58444), not a login.
- */
+/** Only http: and https: are ever opened (the rule the renderer applies too). */
 export function checkAuthorizationUrl(raw: string | URL): URL {
-  let url: URL;
-  try {
-    url = new URL(String(raw));
-  } catch {
-    throw new OAuthUrlRefusedError(`Refused to open the authorization URL: "${String(raw).slice(0, 100)}" is not a URL.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new OAuthUrlRefusedError(
-      `Refused to open the authorization URL: its scheme is ${url.protocol} — only http: and https: are opened. The authorization server's metadata (authorization_endpoint) is wrong or hostile.`,
-    );
-  }
-  return url;
+  const verdict = signInUrlVerdict(raw);
+  if (!verdict.ok) throw new OAuthUrlRefusedError(verdict.reason);
+  return verdict.url;
 }
 
 export function callbackParams(search: URLSearchParams): CallbackParams {

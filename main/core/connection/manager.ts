@@ -26,6 +26,8 @@ export class ConnectionManager {
     if (!connection) return false;
     this.connections.delete(id);
     await connection.disconnect();
+    // A sign-in waiting for this server ends; its stored tokens stay until "Sign out".
+    this.deps.auth?.forget(id);
     return true;
   }
 

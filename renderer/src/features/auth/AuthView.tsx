@@ -2,9 +2,10 @@
  * Auth: an OAuth debugger for one HTTP server at a time — its sign-in state, the decoded access
  * token, and the flow step by step from the trace, live.
  */
-import { Button, Group, Select, Text } from '@mantine/core';
+import { Button, Group, Select, Switch, Text } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
 import type { ServerStatus } from '../../../../contract';
+import { useApi } from '../../api/context';
 import { visibleText } from '../../components/SafeText';
 import { useNavigation } from '../../state/navigation';
 import classes from './auth.module.css';
@@ -58,6 +59,7 @@ export function AuthView({ servers }: { servers: ServerStatus[] }) {
             {server.config.target.type === 'http' ? visibleText(server.config.target.url, 300) : ''}
           </Text>
         )}
+        <SystemBrowserSetting />
       </Group>
       {!server ? (
         <Text size="sm" c="dimmed" data-testid="auth-empty">
@@ -93,5 +95,33 @@ function AuthPanel({ server }: { server: ServerStatus }) {
       )}
       {status?.applies === false && steps.steps.length === 0 ? null : <AuthSteps state={steps} />}
     </>
+  );
+}
+
+/** Desktop only: sign in through the system browser instead of a Switchboard login window. */
+function SystemBrowserSetting() {
+  const api = useApi();
+  const [state, setState] = useState<{ desktop: boolean; on: boolean } | undefined>();
+  useEffect(() => {
+    let live = true;
+    void Promise.all([api.appInfo(), api.getSettings()])
+      .then(([info, settings]) => live && setState({ desktop: info.carrier === 'electron', on: settings.oauthSystemBrowser }))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  if (!state?.desktop) return null;
+  return (
+    <Switch
+      size="xs"
+      label="Sign in through the system browser"
+      checked={state.on}
+      onChange={(e) => {
+        const on = e.currentTarget.checked;
+        void api.updateSettings({ oauthSystemBrowser: on }).then((settings) => setState({ desktop: true, on: settings.oauthSystemBrowser }));
+      }}
+      data-testid="auth-system-browser"
+    />
   );
 }

@@ -8,6 +8,7 @@
 import { useSyncExternalStore } from 'react';
 import type { EventPayload, ServerStatus, SignInPrompt } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
+import { signInUrlVerdict } from '../../../../contract/sign-in-url';
 
 export type SignInEnded = EventPayload<'signInEnded'>;
 
@@ -21,15 +22,8 @@ export interface SignInSnapshot {
 
 /** Only http(s) authorization URLs are ever opened (the core refuses others already). */
 export function checkSignInUrl(raw: string): { ok: true; href: string } | { ok: false; reason: string } {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, reason: 'The authorization URL is not a valid URL.' };
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: `Refused: the authorization URL uses ${url.protocol} — only http: and https: sign-in pages are opened.` };
-  if (url.username || url.password) return { ok: false, reason: 'Refused: the authorization URL carries a user name or password.' };
-  return { ok: true, href: url.href };
+  const verdict = signInUrlVerdict(raw);
+  return verdict.ok ? { ok: true, href: verdict.url.href } : verdict;
 }
 
 export type SignInOutcome = { kind: 'connected'; status: ServerStatus } | { kind: 'error'; message: string } | { kind: 'reported' };
