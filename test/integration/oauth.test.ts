@@ -269,7 +269,7 @@ describe('OAuth in the core', () => {
     expect(seen).toEqual(['prm', 'as-metadata', 'register', 'login', 'authorize', 'token']);
   });
 
-  it('a full flow (sign-in, refresh, step-up, sign-out) exported as JSONL and HAR: no access token, refresh token, code or verifier in either, nor in the settings file', async () => {
+  it('a full flow (sign-in, refresh, step-up, sign-out) exported as JSONL and HAR: no access token, refresh token, code or verifier in either, nor in the settings file or the logs', async () => {
     const fx = await fixture({ mode: 'dcr' });
     const dir = dataDir();
     const settingsDir = join(dir, 'settings');
@@ -310,12 +310,14 @@ describe('OAuth in the core', () => {
       expect(text).toContain('grant_type=refresh_token');
     }
     expect(jsonl).toContain('"kind":"auth-step"');
+    const logText = JSON.stringify(core.logs.history());
     const settingsText = readFileSync(join(settingsDir, 'settings.json'), 'utf8');
     expect(settingsText).toContain(fx.url);
     for (const secret of secrets) {
       expect(jsonl.includes(secret), 'JSONL leaks a secret').toBe(false);
       expect(har.includes(secret), 'HAR leaks a secret').toBe(false);
       expect(settingsText.includes(secret), 'settings leak a secret').toBe(false);
+      expect(logText.includes(secret), 'logs leak a secret').toBe(false);
     }
     // Signed out: nothing is left in the secret store for this server.
     const store = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')) as { entries: Record<string, string> };

@@ -482,7 +482,8 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     expect(textOf(await world.call('lab__echo', { text: '1' }))).toContain('echo: 1');
     expect(textOf(await world.call('lab__echo', { text: '2' }))).toContain('echo: 2');
     const third = await world.call('lab__echo', { text: '3' });
-    expect(errorOf(third)).toBe('lab: tools/call failed with HTTP 401. Error POSTing to endpoint: {"error":"invalid_token","error_description":"The access token expired"}');
+    // Switchboard would sign in, but the server publishes no OAuth metadata: the 401 is reported as it came.
+    expect(errorOf(third)).toMatch(/^lab: tools\/call failed with HTTP 401\. The server answered HTTP 401 \(invalid_token: The access token expired\) and publishes no OAuth metadata/);
     await sleep(200);
     expect(world.toolCallsSent(labId)).toHaveLength(3);
     const challenge = responseOf(callExchange(world, labId, 2))!.http!;
@@ -496,7 +497,7 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     await world.connect(labId);
     const status = world.status(labId);
     expect(status).toMatchObject({ state: 'error', errorKind: 'auth' });
-    expect(status.error).toContain(`${flaky.url} answered HTTP 401`);
+    expect(status.error).toContain(`${flaky.url}: The server answered HTTP 401`);
     expect(status.error).toMatch(/Not retried: HTTP 401: sign-in required\.$/);
     await sleep(4 * BACKOFF_MS);
     expect(world.states(labId)).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'error']);
@@ -512,9 +513,9 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     const beat = heartbeat(world);
 
     const failed = await world.call('lab__echo', { text: 'a' });
-    expect(errorOf(failed)).toBe('lab: tools/call failed with HTTP 403. Insufficient scope: required "files:write"');
+    expect(errorOf(failed)).toMatch(/^lab: tools\/call failed with HTTP 403\. The server answered HTTP 403 \(insufficient_scope: The request requires scope files:write\) and publishes no OAuth metadata/);
     await sleep(200);
-    expect(world.toolCallsSent(labId)).toHaveLength(1); // no step-up retry without an OAuth provider
+    expect(world.toolCallsSent(labId)).toHaveLength(1); // no step-up: the server publishes no OAuth metadata
     const challenge = responseOf(callExchange(world, labId, 0))!.http!;
     expect(challenge.status).toBe(403);
     expect(challenge.headers!['www-authenticate']).toMatch(/error="insufficient_scope".*scope="files:write"/);
@@ -525,7 +526,7 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     await world.connect(labId);
     const status = world.status(labId);
     expect(status).toMatchObject({ state: 'error', errorKind: 'auth' });
-    expect(status.error).toBe(`${flaky.url} answered HTTP 403: Insufficient scope: required "files:write" Not retried: HTTP 403: sign-in required.`);
+    expect(status.error).toMatch(/The server answered HTTP 403 \(insufficient_scope: .*files:write\) and publishes no OAuth metadata.* Not retried: HTTP 403: sign-in required\.$/);
     await sleep(4 * BACKOFF_MS);
     expect(world.reconnectDelays(labId)).toEqual([]);
     expect(world.states(labId)).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'error']);
@@ -771,10 +772,10 @@ describe('session expiry (legacy era: sessions)', () => {
     // The session ends and the new initialize meets a 401: an auth error, not retried.
     await flaky.expireSessions();
     await flaky.setFaults({ type: 'unauthorized', method: 'initialize' });
-    await expect(connection.withClient('tools/list', true, (client) => client.listTools())).rejects.toThrow('invalid_token');
+    await expect(connection.withClient('tools/list', true, (client) => client.listTools())).rejects.toThrow('HTTP 401');
     const status = world.status(labId);
     expect(status).toMatchObject({ state: 'error', errorKind: 'auth' });
-    expect(status.error).toMatch(/answered HTTP 401: .*Not retried: HTTP 401: sign-in required\.$/);
+    expect(status.error).toMatch(/answered HTTP 401.*Not retried: HTTP 401: sign-in required\.$/);
     expect(world.states(labId).slice(6)).toEqual(['connecting', 'error']);
     const notConnected = await world.call('lab__echo', { text: 'x' });
     expect(errorOf(notConnected)).toMatch(/^Server "lab" is error: .*answered HTTP 401/);

@@ -92,7 +92,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-store',
         'referrer-policy': 'no-referrer',
-        'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'`,
+        'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; frame-ancestors 'none'`,
       });
       res.end(`${callbackPage(answer.ok, answer.message)}<script nonce="${nonce}">${answer.ok ? 'setTimeout(() => window.close(), 300)' : ''}</script>`);
       return;

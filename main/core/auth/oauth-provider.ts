@@ -137,6 +137,8 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   private lastAuthorizationUrl: string | undefined;
   private abort = new AbortController();
   private stepMode = false;
+  /** The MCP endpoint's last 401/403: what a failure to sign in is reported against. */
+  private lastChallenge: Challenge | undefined;
   private paused: (PausedStep & { go(): void; stop(error: Error): void }) | undefined;
 
   constructor(private readonly options: OAuthProviderOptions) {
@@ -154,8 +156,11 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     const endpointKey = `${endpoint.origin}${endpoint.pathname}`;
     const gated: FetchLike = async (input, init) => {
       const url = new URL(String(input));
-      if (this.stepMode && `${url.origin}${url.pathname}` !== endpointKey) await this.pause(stepOf(url, init), init?.method ?? 'GET', url);
-      return tracked(input, init);
+      const toEndpoint = `${url.origin}${url.pathname}` === endpointKey;
+      if (this.stepMode && !toEndpoint) await this.pause(stepOf(url, init), init?.method ?? 'GET', url);
+      const response = await tracked(input, init);
+      if (toEndpoint && (response.status === 401 || response.status === 403)) this.lastChallenge = challengeOf(response);
+      return response;
     };
     this.fetchFn = gated;
     return gated;
@@ -298,6 +303,18 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    // A 401 from a server that publishes no OAuth metadata at all: it does not do MCP's OAuth
+    // (its token comes from elsewhere). Stop here rather than guess endpoints and register.
+    if (!state.resourceMetadata && !state.authorizationServerMetadata) {
+      const challenge = this.lastChallenge ?? { status: 401 };
+      const said = challenge.error ? ` (${challenge.error}${challenge.description ? `: ${challenge.description}` : ''})` : '';
+      const error = new NoOAuthMetadataError(
+        challenge.status,
+        `The server answered HTTP ${challenge.status}${said} and publishes no OAuth metadata (no RFC 9728 protected resource metadata, no authorization server metadata), so Switchboard cannot sign in. If it expects a token, add an Authorization header in its settings; otherwise check its OAuth setup.`,
+      );
+      this.noteFailure('discovery', error.message);
+      throw error;
+    }
     await this.update({ discovery: state });
   }
 
@@ -575,6 +592,30 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 }
 
+/** A 401 from a server without OAuth metadata: carries the status, so it reads as the 401 it is. */
+export class NoOAuthMetadataError extends Error {
+  readonly code = 'OAUTH_NO_METADATA';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Challenge {
+  status: number;
+  error?: string;
+  description?: string;
+}
+
+/** The `error` and `error_description` of a Bearer challenge (RFC 6750 §3). */
+function challengeOf(response: Response): Challenge {
+  const header = response.headers.get('www-authenticate') ?? '';
+  const param = (name: string) => new RegExp(`${name}="([^"]*)"`, 'i').exec(header)?.[1];
+  return { status: response.status, error: param('error'), description: param('error_description') };
+}
+
 /** A failure at a named step of the flow, with the most likely cause. */
 export class OAuthStepError extends Error {
   readonly code = 'OAUTH_STEP_FAILED';
@@ -610,7 +651,7 @@ export function stepOf(url: URL, init?: RequestInit): string {
   const body = typeof init?.body === 'string' ? init.body : init?.body instanceof URLSearchParams ? init.body.toString() : '';
   if (/(^|&)grant_type=refresh_token/.test(body)) return 'refresh';
   if (/(^|&)grant_type=/.test(body)) return 'token';
-  if (/(^|&)token_type_hint=|revoke/.test(body + path)) return 'revoke';
+  if (/(^|&)token_type_hint=|revoke|revocation/.test(body + path)) return 'revoke';
   if (/regist/.test(path)) return 'register';
   if (/authori[sz]e/.test(path)) return 'authorize';
   return 'request';

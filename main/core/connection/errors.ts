@@ -27,6 +27,8 @@ export function describeConnectError(target: ServerTarget, error: unknown): stri
   }
   if (code === 'ECONNREFUSED') return `Connection refused at ${target.url}: nothing is listening there.`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Host not found for ${target.url} (DNS lookup failed).`;
+  // A 401/403 from a server without OAuth metadata already says all of it.
+  if (code === 'OAUTH_NO_METADATA') return `${target.url}: ${raw}`;
   // The status the error carries first: a body such as "Service Unavailable" does not repeat the number.
   const status = httpStatusOf(error) ?? /HTTP (\d{3})/.exec(raw)?.[1] ?? raw.match(/\b(4\d\d|5\d\d)\b/)?.[1];
   if (status) return `${target.url} answered HTTP ${status}: ${raw}`;

@@ -29,7 +29,7 @@ import type { TraceEventInput } from '../../../contract/trace';
 import type { RequestBroker } from '../requests/broker';
 import { missingRequired, withDefaults, type RequestedSchema } from '../requests/elicitation';
 import { AuthService } from '../auth/auth-service';
-import { OAuthStepError, type SwitchboardOAuthProvider } from '../auth/oauth-provider';
+import { NoOAuthMetadataError, OAuthStepError, type SwitchboardOAuthProvider } from '../auth/oauth-provider';
 import { Redactor } from '../trace/redact';
 import { describeConnectError, httpStatusOf, metadataRefusal, retryDecision } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
@@ -362,7 +362,7 @@ export class ServerConnection {
     const decision = retryDecision(error);
     this.failures++;
     // The sign-in's own failures are already on its record; others that are about auth go there too.
-    if (decision.kind === 'auth' && !(error instanceof OAuthStepError)) this.authProvider()?.noteFailure(metadataRefusal(error) ? 'as-metadata' : 'connect', message);
+    if (decision.kind === 'auth' && !(error instanceof OAuthStepError) && !(error instanceof NoOAuthMetadataError)) this.authProvider()?.noteFailure(metadataRefusal(error) ? 'as-metadata' : 'connect', message);
     this.deps.observer.onError(this.id, message);
     if (this.wanted && decision.retry && this.failures <= this.config.retries) {
       const delay = backoffDelay(this.failures, this.deps.backoffBaseMs);

@@ -76,28 +76,43 @@ export class Redactor {
     return this.text(params.toString());
   }
 
-  /** A URL with credential query parameters removed (authorization codes ride in redirects). */
+  /**
+   * A URL with credential parameters removed: in the query (authorization codes ride in
+   * redirects) and in the fragment (implicit-style redirects), absolute or relative.
+   */
   url(raw: string): string {
-    try {
-      const url = new URL(raw);
-      let changed = false;
-      for (const key of [...url.searchParams.keys()]) {
+    const relative = !URL.canParse(raw);
+    if (relative && !URL.canParse(raw, RELATIVE_BASE)) return this.text(raw);
+    const url = new URL(raw, relative ? RELATIVE_BASE : undefined);
+    let changed = false;
+    for (const key of [...url.searchParams.keys()]) {
+      if (SECRET_FIELDS.has(key) || key === 'token') {
+        url.searchParams.set(key, REDACTED);
+        changed = true;
+      }
+    }
+    if (url.hash.includes('=')) {
+      const fragment = new URLSearchParams(url.hash.slice(1));
+      for (const key of [...fragment.keys()]) {
         if (SECRET_FIELDS.has(key) || key === 'token') {
-          url.searchParams.set(key, REDACTED);
+          fragment.set(key, REDACTED);
           changed = true;
         }
       }
-      if (url.username || url.password) {
-        url.username = '';
-        url.password = '';
-        changed = true;
-      }
-      return this.text(changed ? url.toString() : raw);
-    } catch {
-      return this.text(raw);
+      if (changed) url.hash = fragment.toString();
     }
+    if (url.username || url.password) {
+      url.username = '';
+      url.password = '';
+      changed = true;
+    }
+    if (!changed) return this.text(raw);
+    return this.text(relative ? url.href.slice(RELATIVE_BASE.length - 1) : url.toString());
   }
 }
+
+/** Where relative references are resolved to be parsed; cut off again afterwards. */
+const RELATIVE_BASE = 'http://relative.invalid/';
 
 export function isSecretHeaderName(name: string): boolean {
   const lower = name.toLowerCase();
