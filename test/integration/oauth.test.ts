@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../../contract';
 import { createCore, type Core } from '../../main/core/app';
 import { HeadlessLogin } from '../../main/core/auth/login';
+import { PopupLogin } from '../../main/core/auth/popup-login';
 import { FileSecretStore } from '../../main/core/auth/secret-store';
 import { ConfSettingsStore } from '../../main/core/store/conf-settings';
 import { MemorySettingsStore } from '../../main/core/store/settings';
@@ -234,6 +235,26 @@ describe('OAuth in the core', () => {
     expect(after.authorize).toBe(before.authorize);
     // One request met the expired token; nothing kept knocking.
     expect(after.mcpUnauthorized - before.mcpUnauthorized).toBeLessThanOrEqual(2);
+  });
+
+  it('nobody finishes signing in: the prompt ends, the server says why, nothing is left waiting', async () => {
+    const fx = await fixture({ mode: 'dcr', approve: 'consent' });
+    const login = new PopupLogin(() => 'http://127.0.0.1:9/oauth/callback');
+    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test', secrets: new FileSecretStore(join(dataDir(), 'secrets.json')), login, loginTimeoutMs: 400 });
+    cores.push(core);
+    const seen: string[] = [];
+    core.events.subscribe((event, payload) => {
+      if (event === 'signInPrompt' || event === 'signInEnded') seen.push(`${event}${event === 'signInEnded' ? `:${(payload as { outcome: string }).outcome}` : ''}`);
+    });
+    const added = await core.dispatch('addServer', { name: 'unattended', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0 });
+    if (!added.ok) throw new Error(added.error.message);
+    const connection = core.connections.get((added.result as ServerStatus).id)!;
+    await connection.connect();
+    expect(connection.snapshot()).toMatchObject({ state: 'error', errorKind: 'auth' });
+    expect(connection.snapshot().error).toContain('Nobody finished signing in within 400 ms');
+    expect(seen).toEqual(['signInPrompt', 'signInEnded:cancelled']);
+    expect(login.prompts()).toEqual([]);
+    expect((await fx.admin.stats()).authorize).toBe(0);
   });
 
   it('step by step: the flow pauses before each OAuth request and before the login, in the spec\'s order', async () => {

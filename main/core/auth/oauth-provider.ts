@@ -272,6 +272,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   async tokens(ctx?: unknown): Promise<StoredOAuthTokens | undefined> {
     await this.load();
     // The transport's per-request read (no ctx): refresh first when the token is about to expire.
+    // (auth() itself always passes a ctx, so a refresh never waits for itself.)
     if (ctx === undefined && !this.inFlow && this.expiresSoon()) await this.refreshNow();
     return (await this.load()).tokens;
   }
@@ -371,15 +372,17 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     }
     this.step('authorize', `authorization request opened in the ${login.kind}: ${url.origin}${url.pathname}`, { url: url.href, params });
     let callback: CallbackParams;
+    // One signal ends the login however it ends: cancelled, signed out, or out of time. The
+    // login window (a popup prompt, a loopback listener) cleans up on it.
+    const limitMs = this.options.loginTimeoutMs ?? 5 * 60_000;
+    const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(limitMs)]);
     try {
-      callback = await withTimeout(
-        login.authorize({ serverId: this.options.serverId, serverName: this.options.serverName, url, redirectUrl, state: state ?? '', fetchFn: this.fetchFn, signal: this.abort.signal }),
-        this.options.loginTimeoutMs ?? 5 * 60_000,
-        'Nobody finished signing in within the time allowed',
-      );
+      callback = await login.authorize({ serverId: this.options.serverId, serverName: this.options.serverName, url, redirectUrl, state: state ?? '', fetchFn: this.fetchFn, signal });
     } catch (error) {
       this.finishFlow();
-      this.fail('authorize', errorText(error), hintFor(errorText(error)));
+      const timedOut = signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
+      const message = timedOut ? `Nobody finished signing in within ${limitMs >= 1000 ? `${Math.round(limitMs / 1000)} s` : `${limitMs} ms`}.` : errorText(error);
+      this.fail('authorize', message, hintFor(message));
     }
     this.options.redactor.addSecret(callback.code);
     this.step('callback', callback.error ? `the authorization server answered ${callback.error}` : 'the browser came back with an authorization code', {
@@ -411,12 +414,9 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       if (!tokens?.refresh_token) return;
       this.step('refresh', 'refreshing the access token before it expires', { expiresAt: this.expiresAt() });
       try {
-        this.inFlow = true;
         await auth(this, { serverUrl: this.options.serverUrl, fetchFn: this.fetchFn });
       } catch (error) {
         this.noteFailure('refresh', errorText(error));
-      } finally {
-        this.inFlow = false;
       }
     })().finally(() => {
       this.refreshing = undefined;
@@ -664,13 +664,4 @@ export function errorText(error: unknown): string {
   return typeof code === 'string' && /^[a-z_]+$/.test(code) && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${message} (${Math.round(ms / 1000)} s).`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
