@@ -31,7 +31,7 @@ const LABELS: Record<View, string> = {
 };
 
 export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconnect(cb: () => void): void }) {
-  const { servers, refresh } = useServers();
+  const { servers, loaded, refresh } = useServers();
   const nav = useNavigation();
   const [lost, setLost] = useState(false);
   useEffect(() => onDisconnect(() => setLost(true)), [onDisconnect]);
@@ -78,7 +78,7 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="sm">
-        <ServerSidebar servers={servers} onChanged={refresh} />
+        <ServerSidebar servers={servers} loaded={loaded} onChanged={refresh} />
       </AppShell.Navbar>
       <AppShell.Main>
         <Tabs value={nav.view} onChange={(v) => v && navigation.show(v as View)} keepMounted={false}>

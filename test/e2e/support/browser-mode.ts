@@ -65,4 +65,6 @@ export async function startBrowserMode(extraArgs: string[] = []): Promise<Browse
 export async function openApp(page: Page, app: BrowserModeApp): Promise<void> {
   await page.goto(app.url);
   await page.locator('body[data-app-state="ready"]').waitFor();
+  // The server list has arrived: a test that counts servers counts the real ones.
+  await page.locator('[data-testid="server-list"][data-loaded="true"]').waitFor();
 }

@@ -38,7 +38,7 @@ export function stateLabel(server: ServerStatus, now: number): string {
   }
 }
 
-export function ServerSidebar({ servers, onChanged }: { servers: ServerStatus[]; onChanged(): void }) {
+export function ServerSidebar({ servers, loaded, onChanged }: { servers: ServerStatus[]; loaded: boolean; onChanged(): void }) {
   const api = useApi();
   const [adding, setAdding] = useState(false);
   const [importing, setImporting] = useState(false);
@@ -60,8 +60,8 @@ export function ServerSidebar({ servers, onChanged }: { servers: ServerStatus[];
         </Group>
       </Group>
       <ScrollArea style={{ flex: 1 }}>
-        <Stack gap={6} data-testid="server-list">
-          {servers.length === 0 && (
+        <Stack gap={6} data-testid="server-list" data-loaded={loaded}>
+          {loaded && servers.length === 0 && (
             <Text size="xs" c="dimmed">
               No servers yet. Add one, or import the ones your other MCP clients use.
             </Text>
