@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../../contract';
 import { createCore, type Core } from '../../main/core/app';
-import { HeadlessLogin } from '../../main/core/auth/login';
+import { HeadlessLogin, LoopbackLogin } from '../../main/core/auth/login';
 import { PopupLogin } from '../../main/core/auth/popup-login';
 import { FileSecretStore } from '../../main/core/auth/secret-store';
 import { ConfSettingsStore } from '../../main/core/store/conf-settings';
@@ -235,6 +235,29 @@ describe('OAuth in the core', () => {
     expect(after.authorize).toBe(before.authorize);
     // One request met the expired token; nothing kept knocking.
     expect(after.mcpUnauthorized - before.mcpUnauthorized).toBeLessThanOrEqual(2);
+  });
+
+  it('system-browser login: the loopback listener receives the redirect (a stand-in browser follows the authorization URL), then closes', async () => {
+    const fx = await fixture({ mode: 'dcr' });
+    let callbackPort = 0;
+    // The "browser": a plain fetch that follows redirects, as a browser would, to our loopback listener.
+    const login = new LoopbackLogin('stand-in browser', async (url, request) => {
+      callbackPort = Number(new URL(request.redirectUrl).port);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Signed in');
+    });
+    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test', secrets: new FileSecretStore(join(dataDir(), 'secrets.json')), login });
+    cores.push(core);
+    const added = await core.dispatch('addServer', { name: 'loopback', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0 });
+    if (!added.ok) throw new Error(added.error.message);
+    const connection = core.connections.get((added.result as ServerStatus).id)!;
+    await connection.connect();
+    expect(connection.snapshot().state).toBe('connected');
+    expect(callbackPort).toBeGreaterThan(0);
+    // The listener is gone once the flow ended.
+    await expect(fetch(`http://127.0.0.1:${callbackPort}/oauth/callback`)).rejects.toThrow();
+    expect(await fx.admin.stats()).toMatchObject({ authorize: 1, token: { authorization_code: 1 } });
   });
 
   it('nobody finishes signing in: the prompt ends, the server says why, nothing is left waiting', async () => {
