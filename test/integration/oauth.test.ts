@@ -260,6 +260,28 @@ describe('OAuth in the core', () => {
     expect(await fx.admin.stats()).toMatchObject({ authorize: 1, token: { authorization_code: 1 } });
   });
 
+  it('a person slower than the connect timeout: the sign-in still completes and the connection follows', async () => {
+    const fx = await fixture({ mode: 'dcr' });
+    const login = new PopupLogin(() => 'http://127.0.0.1:9/oauth/callback');
+    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test', secrets: new FileSecretStore(join(dataDir(), 'secrets.json')), login });
+    cores.push(core);
+    // The "person": opens the URL 2.5 s after the prompt (the connect timeout is 1 s), the server approves.
+    core.events.subscribe((event, payload) => {
+      if (event !== 'signInPrompt') return;
+      setTimeout(async () => {
+        const response = await fetch((payload as { url: string }).url, { redirect: 'manual' });
+        login.deliver(new URL(response.headers.get('location')!).searchParams);
+      }, 2_500);
+    });
+    const added = await core.dispatch('addServer', { name: 'slow-person', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0, connectTimeoutSec: 1 });
+    if (!added.ok) throw new Error(added.error.message);
+    const connection = core.connections.get((added.result as ServerStatus).id)!;
+    await connection.connect();
+    expect(connection.snapshot().state).toBe('connected');
+    expect(connection.listTools().map((t) => t.name)).toContain('whoami');
+    expect(await fx.admin.stats()).toMatchObject({ authorize: 1, token: { authorization_code: 1 } });
+  });
+
   it('nobody finishes signing in: the prompt ends, the server says why, nothing is left waiting', async () => {
     const fx = await fixture({ mode: 'dcr', approve: 'consent' });
     const login = new PopupLogin(() => 'http://127.0.0.1:9/oauth/callback');

@@ -137,6 +137,9 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   private lastAuthorizationUrl: string | undefined;
   private abort = new AbortController();
   private stepMode = false;
+  /** Every redactor a transport of this server records with, and the secrets they must all know. */
+  private readonly redactors = new Set<Redactor>();
+  private readonly secrets = new Set<string>();
   /** The MCP endpoint's last 401/403: what a failure to sign in is reported against. */
   private lastChallenge: Challenge | undefined;
   private paused: (PausedStep & { go(): void; stop(error: Error): void }) | undefined;
@@ -144,7 +147,8 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   constructor(private readonly options: OAuthProviderOptions) {
     this.identity = oauthIdentity(options.serverUrl, options.settings);
     this.clientMetadataUrl = options.settings.clientMetadataUrl || undefined;
-    options.redactor.addSecret(options.settings.clientSecret);
+    this.redactors.add(options.redactor);
+    this.secret(options.settings.clientSecret);
   }
 
   /**
@@ -152,7 +156,13 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
    * the MCP endpoint) waits for "Continue" before it is sent. The provider's own requests
    * (refresh, code exchange, revocation, headless authorization) use the same fetch.
    */
-  useFetch(tracked: FetchLike, endpoint: URL): FetchLike {
+  useFetch(tracked: FetchLike, endpoint: URL, redactor: Redactor): FetchLike {
+    // That transport records with its own redactor (a "Test connection" probe has one of its
+    // own): it learns every secret known so far, and every one learnt from now on.
+    if (!this.redactors.has(redactor)) {
+      this.redactors.add(redactor);
+      for (const secret of this.secrets) redactor.addSecret(secret);
+    }
     const endpointKey = `${endpoint.origin}${endpoint.pathname}`;
     const gated: FetchLike = async (input, init) => {
       const url = new URL(String(input));
@@ -262,7 +272,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
     const source: StoredRecord['clientSource'] = this.options.settings.clientId ? 'configured' : client.client_id === this.clientMetadataUrl ? 'metadata-document' : 'dynamic';
     const known = (await this.load()).client?.client_id === client.client_id;
-    this.options.redactor.addSecret(client.client_secret);
+    this.secret(client.client_secret);
     await this.update({ client, clientSource: source });
     if (!known && source !== 'configured') {
       this.step('register', source === 'dynamic' ? `registered dynamically as client ${client.client_id}` : `using the Client ID Metadata Document ${client.client_id}`, { clientId: client.client_id, source });
@@ -278,7 +288,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
-    for (const secret of [tokens.access_token, tokens.refresh_token, tokens.id_token]) this.options.redactor.addSecret(secret);
+    for (const secret of [tokens.access_token, tokens.refresh_token, tokens.id_token]) this.secret(secret);
     const previous = (await this.load()).tokens;
     const kept: StoredOAuthTokens = { ...tokens, refresh_token: tokens.refresh_token ?? previous?.refresh_token };
     await this.update({ tokens: kept, obtainedAt: this.now() });
@@ -294,7 +304,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    this.options.redactor.addSecret(codeVerifier);
+    this.secret(codeVerifier);
     this.verifier = codeVerifier;
   }
 
@@ -384,7 +394,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       const message = timedOut ? `Nobody finished signing in within ${limitMs >= 1000 ? `${Math.round(limitMs / 1000)} s` : `${limitMs} ms`}.` : errorText(error);
       this.fail('authorize', message, hintFor(message));
     }
-    this.options.redactor.addSecret(callback.code);
+    this.secret(callback.code);
     this.step('callback', callback.error ? `the authorization server answered ${callback.error}` : 'the browser came back with an authorization code', {
       error: callback.error,
       errorDescription: callback.errorDescription,
@@ -503,6 +513,13 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
 
   // ------------------------------------------------------------------------------------
 
+  /** A value no trace, log or export may carry, from the moment it is known. */
+  private secret(value: string | undefined): void {
+    if (!value) return;
+    this.secrets.add(value);
+    for (const redactor of this.redactors) redactor.addSecret(value);
+  }
+
   private expiresAt(): number | undefined {
     const record = this.record;
     if (!record?.tokens?.expires_in || record.obtainedAt === undefined) return undefined;
@@ -543,7 +560,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
         }
       }
       const tokens = record.tokens;
-      for (const secret of [tokens?.access_token, tokens?.refresh_token, tokens?.id_token, record.client?.client_secret]) this.options.redactor.addSecret(secret);
+      for (const secret of [tokens?.access_token, tokens?.refresh_token, tokens?.id_token, record.client?.client_secret]) this.secret(secret);
       this.record = record;
       return record;
     })();

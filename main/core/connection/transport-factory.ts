@@ -46,7 +46,7 @@ export function createTransport(target: ServerTarget, kind: HttpKind | undefined
   const requestInit: RequestInit = { headers: target.headers };
   const authProvider = context.authProvider;
   // The provider's own requests (refresh, code exchange, revocation) go through the same tracked fetch.
-  const fetch = authProvider ? authProvider.useFetch(tracked, url) : tracked;
+  const fetch = authProvider ? authProvider.useFetch(tracked, url, context.redactor) : tracked;
   if (transport === 'sse') return new SSEClientTransport(url, { requestInit, fetch, authProvider });
   return new StreamableHTTPClientTransport(url, { requestInit, fetch, authProvider });
 }
