@@ -4,6 +4,8 @@
  * popup closes itself; the tools appear. The Auth view then shows every step with its exchange.
  * A server whose metadata names a javascript: authorization endpoint is refused, with no prompt.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { startOAuthFixture } from '../fixtures/oauth/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
@@ -170,4 +172,30 @@ test('a javascript: authorization endpoint is refused: no prompt, a clear error,
   await page.getByTestId('view-auth').click();
   await expect(page.getByTestId('auth-failure')).toContainText('javascript:');
   await expect(page.getByTestId('auth-failure')).toContainText(/[Oo]nly http: and https:/);
+  // The sidebar offers to sign in again, with a way to the details.
+  await expect(server(page, 'hostile-as').getByTestId('server-signin')).toBeVisible();
+  await expect(server(page, 'hostile-as').getByTestId('server-auth-details')).toBeVisible();
+  await screenshot(page, 'oauth-refused');
+});
+
+test('the add-server form takes a pre-registered client: OAuth settings saved without empty fields', async ({ page }) => {
+  await openApp(page, app);
+  await page.getByTestId('add-server-open').click();
+  const form = page.getByTestId('add-server-form');
+  await form.getByText('URL (HTTP)', { exact: true }).click();
+  await form.getByTestId('add-server-name').fill('preregistered');
+  await form.getByTestId('add-server-url').fill('https://mcp.example.com/mcp');
+  await form.getByTestId('server-oauth-toggle').click();
+  await form.getByTestId('server-oauth-client-id').fill('switchboard-desktop');
+  await form.getByTestId('server-oauth-client-secret').fill('s3cret-in-the-form');
+  await form.getByTestId('server-oauth-scope').fill('mcp:read');
+  await screenshot(page, 'oauth-server-form');
+  await form.getByTestId('server-oauth-metadata-url').fill('http://not-https.example/client.json');
+  await form.getByTestId('add-server-submit').click();
+  await expect(form).toContainText('clientMetadataUrl must be an https: URL with a path');
+  await form.getByTestId('server-oauth-metadata-url').fill('');
+  await form.getByTestId('add-server-submit').click();
+  await expect(server(page, 'preregistered')).toBeVisible();
+  const settings = JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')) as { servers: { name: string; target: { oauth?: Record<string, string> } }[] };
+  expect(settings.servers.find((s) => s.name === 'preregistered')?.target.oauth).toEqual({ clientId: 'switchboard-desktop', clientSecret: 's3cret-in-the-form', scope: 'mcp:read' });
 });
