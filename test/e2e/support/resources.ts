@@ -1,9 +1,8 @@
 /** Page helpers for the Resources, Prompts and Logs views (their test ids live here). */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer, WebStandardStreamableHTTPServerTransport, isInitializeRequest } from '@modelcontextprotocol/server';
 import { expect, type Locator, type Page } from '@playwright/test';
+import { createFetchServer, listenOnLoopback } from '../../fixtures/serve-fetch';
 
 export type ViewName = 'tools' | 'resources' | 'prompts' | 'traffic' | 'charts' | 'timeline' | 'logs';
 
@@ -120,19 +119,9 @@ export async function startWatchableServer(): Promise<WatchableServer> {
     return transport.handleRequest(request, { parsedBody: body });
   };
 
-  const nodeHandler = toNodeHandler({ fetch: handle });
-  const httpServer = http.createServer((req, res) => {
-    // Flush SSE headers at once, so the client's standalone GET stream opens without waiting for an event.
-    const writeHead = res.writeHead.bind(res) as (status: number, headers?: Record<string, string>) => http.ServerResponse;
-    res.writeHead = ((status: number, headers?: Record<string, string>) => {
-      writeHead(status, headers);
-      if (headers?.['content-type']?.includes('text/event-stream')) res.flushHeaders();
-      return res;
-    }) as typeof res.writeHead;
-    void nodeHandler(req, res);
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  const port = (httpServer.address() as { port: number }).port;
+  // Flushes SSE headers at once, so the client's standalone GET stream opens without waiting for an event.
+  const httpServer = createFetchServer(handle);
+  const port = await listenOnLoopback(httpServer);
 
   return {
     url: `http://127.0.0.1:${port}/mcp`,
