@@ -201,7 +201,7 @@ export class ServerConnection {
       // refused the request before running it, so it is repeated once — never more.
       const provider = this.authProvider();
       await provider?.settled();
-      if (provider?.authorizedSince(started) && (isAuthFailure(error) || isTimeout(error))) {
+      if (provider?.authorizedSince(started) && interruptedBySignIn(error)) {
         this.trace({ channel: 'auth', kind: 'auth-step', dir: 'none', text: `repeating ${label} once after signing in`, meta: { step: 'retry', label } });
         return op(this.client ?? client, timeoutMs);
       }
@@ -421,7 +421,7 @@ export class ServerConnection {
         } catch (error) {
           // The first request met a 401 and the sign-in finished inside it: connect again, once, with the tokens.
           await provider?.settled();
-          if (!provider?.authorizedSince(started) || !(isAuthFailure(error) || isTimeout(error))) throw error;
+          if (!provider?.authorizedSince(started) || !interruptedBySignIn(error)) throw error;
           await closeClient(client, transport, false);
           this.trace({ channel: 'auth', kind: 'auth-step', dir: 'none', text: 'connecting again after signing in', meta: { step: 'retry', label: 'connect' } });
           ({ client, transport } = open());
@@ -818,9 +818,13 @@ async function closeClient(client: Client, transport: Transport | undefined, end
   await transport?.close().catch(() => undefined);
 }
 
-/** A request that timed out, e.g. while a person was signing in inside it. */
-function isTimeout(error: unknown): boolean {
-  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+/**
+ * The request was refused for a sign-in that then ran inside it (the SDK reports "redirect" as
+ * UnauthorizedError), or it timed out while a person was signing in: the server did not run it.
+ * Not a 401 after the SDK's own refresh-and-retry: that one is an error, not another round.
+ */
+function interruptedBySignIn(error: unknown): boolean {
+  return error instanceof UnauthorizedError || (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout);
 }
 
 /** The server refused for lack of (enough) authorization: 401, 403, or the SDK's UnauthorizedError. */
