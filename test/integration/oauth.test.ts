@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../../contract';
 import { createCore, type Core } from '../../main/core/app';
-import { HeadlessLogin, LoopbackLogin } from '../../main/core/auth/login';
+import { HeadlessLogin, LoopbackLogin, type LoginWindow } from '../../main/core/auth/login';
 import { PopupLogin } from '../../main/core/auth/popup-login';
 import { FileSecretStore } from '../../main/core/auth/secret-store';
 import { ConfSettingsStore } from '../../main/core/store/conf-settings';
@@ -193,20 +193,44 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_00
 }
 
 describe('OAuth in the core', () => {
-  async function signedInCore(fx: Fixture, dir: string, login: HeadlessLogin | undefined, settingsDir?: string) {
+  interface CoreSetup {
+    login: LoginWindow | undefined;
+    /** Where secrets.json lives (default: a fresh directory). */
+    dir?: string;
+    /** A real settings.json here (default: in memory). */
+    settingsDir?: string;
+    loginTimeoutMs?: number;
+    connectTimeoutSec?: number;
+    name?: string;
+  }
+
+  /** A core with the fixture added as one server (not connected yet). */
+  async function coreWith(fx: Fixture, setup: CoreSetup) {
     const core = createCore({
-      settings: settingsDir ? new ConfSettingsStore({ cwd: settingsDir }) : new MemorySettingsStore(),
+      settings: setup.settingsDir ? new ConfSettingsStore({ cwd: setup.settingsDir }) : new MemorySettingsStore(),
       carrier: 'browser',
       version: 'test',
-      secrets: new FileSecretStore(join(dir, 'secrets.json')),
-      login,
+      secrets: new FileSecretStore(join(setup.dir ?? dataDir(), 'secrets.json')),
+      login: setup.login,
+      loginTimeoutMs: setup.loginTimeoutMs,
     });
     cores.push(core);
-    const added = await core.dispatch('addServer', { name: 'protected', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0 });
+    const added = await core.dispatch('addServer', {
+      name: setup.name ?? 'protected',
+      target: { type: 'http', url: fx.url, transport: 'streamable-http' },
+      retries: 0,
+      pingIntervalSec: 0,
+      ...(setup.connectTimeoutSec ? { connectTimeoutSec: setup.connectTimeoutSec } : {}),
+    });
     if (!added.ok) throw new Error(added.error.message);
     const id = (added.result as ServerStatus).id;
-    await core.connections.get(id)!.connect();
-    return { core, id, status: core.connections.get(id)!.snapshot() };
+    return { core, id, connection: core.connections.get(id)! };
+  }
+
+  async function signedInCore(fx: Fixture, dir: string, login: HeadlessLogin | undefined, settingsDir?: string) {
+    const { core, id, connection } = await coreWith(fx, { login, dir, settingsDir });
+    await connection.connect();
+    return { core, id, status: connection.snapshot() };
   }
 
   it('a revoked refresh token ends in a clear "sign in again" state: one refresh attempt, no authorization, no loop', async () => {
@@ -247,11 +271,7 @@ describe('OAuth in the core', () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('Signed in');
     });
-    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test', secrets: new FileSecretStore(join(dataDir(), 'secrets.json')), login });
-    cores.push(core);
-    const added = await core.dispatch('addServer', { name: 'loopback', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0 });
-    if (!added.ok) throw new Error(added.error.message);
-    const connection = core.connections.get((added.result as ServerStatus).id)!;
+    const { connection } = await coreWith(fx, { login, name: 'loopback' });
     await connection.connect();
     expect(connection.snapshot().state).toBe('connected');
     expect(callbackPort).toBeGreaterThan(0);
@@ -263,8 +283,7 @@ describe('OAuth in the core', () => {
   it('a person slower than the connect timeout: the sign-in still completes and the connection follows', async () => {
     const fx = await fixture({ mode: 'dcr' });
     const login = new PopupLogin(() => 'http://127.0.0.1:9/oauth/callback');
-    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test', secrets: new FileSecretStore(join(dataDir(), 'secrets.json')), login });
-    cores.push(core);
+    const { core, connection } = await coreWith(fx, { login, name: 'slow-person', connectTimeoutSec: 1 });
     // The "person": opens the URL 2.5 s after the prompt (the connect timeout is 1 s), the server approves.
     core.events.subscribe((event, payload) => {
       if (event !== 'signInPrompt') return;
@@ -273,9 +292,6 @@ describe('OAuth in the core', () => {
         login.deliver(new URL(response.headers.get('location')!).searchParams);
       }, 2_500);
     });
-    const added = await core.dispatch('addServer', { name: 'slow-person', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0, connectTimeoutSec: 1 });
-    if (!added.ok) throw new Error(added.error.message);
-    const connection = core.connections.get((added.result as ServerStatus).id)!;
     await connection.connect();
     expect(connection.snapshot().state).toBe('connected');
     expect(connection.listTools().map((t) => t.name)).toContain('whoami');
@@ -285,15 +301,11 @@ describe('OAuth in the core', () => {
   it('nobody finishes signing in: the prompt ends, the server says why, nothing is left waiting', async () => {
     const fx = await fixture({ mode: 'dcr', approve: 'consent' });
     const login = new PopupLogin(() => 'http://127.0.0.1:9/oauth/callback');
-    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test', secrets: new FileSecretStore(join(dataDir(), 'secrets.json')), login, loginTimeoutMs: 400 });
-    cores.push(core);
+    const { core, connection } = await coreWith(fx, { login, name: 'unattended', loginTimeoutMs: 400 });
     const seen: string[] = [];
     core.events.subscribe((event, payload) => {
       if (event === 'signInPrompt' || event === 'signInEnded') seen.push(`${event}${event === 'signInEnded' ? `:${(payload as { outcome: string }).outcome}` : ''}`);
     });
-    const added = await core.dispatch('addServer', { name: 'unattended', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0 });
-    if (!added.ok) throw new Error(added.error.message);
-    const connection = core.connections.get((added.result as ServerStatus).id)!;
     await connection.connect();
     expect(connection.snapshot()).toMatchObject({ state: 'error', errorKind: 'auth' });
     expect(connection.snapshot().error).toContain('Nobody finished signing in within 400 ms');
@@ -304,12 +316,7 @@ describe('OAuth in the core', () => {
 
   it('step by step: the flow pauses before each OAuth request and before the login, in the spec\'s order', async () => {
     const fx = await fixture({ mode: 'dcr' });
-    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test', secrets: new FileSecretStore(join(dataDir(), 'secrets.json')), login: new HeadlessLogin() });
-    cores.push(core);
-    const added = await core.dispatch('addServer', { name: 'stepwise', target: { type: 'http', url: fx.url, transport: 'streamable-http' }, retries: 0, pingIntervalSec: 0 });
-    if (!added.ok) throw new Error(added.error.message);
-    const id = (added.result as ServerStatus).id;
-    const connection = core.connections.get(id)!;
+    const { core, id, connection } = await coreWith(fx, { login: new HeadlessLogin(), name: 'stepwise' });
     expect((await core.dispatch('authStepMode', { id, on: true })).ok).toBe(true);
     const connecting = connection.connect();
 

@@ -6,6 +6,7 @@
  */
 import { BrowserWindow, shell } from 'electron';
 import { randomUUID } from 'node:crypto';
+import { externalHttpUrl, lockDown } from './window';
 import { LoopbackCallback, checkAuthorizationUrl, type AuthorizationRequest, type CallbackParams, type LoginWindow } from '../../core/auth/login';
 
 export interface ElectronLoginOptions {
@@ -65,20 +66,9 @@ function openLoginWindow(url: URL, request: AuthorizationRequest, parent: Browse
       javascript: true,
     },
   });
-  const contents = window.webContents;
-  contents.session.setPermissionRequestHandler((_c, _p, callback) => callback(false));
-  // Navigation stays on http(s) (the authorization server's pages and the loopback redirect).
-  contents.on('will-navigate', (event, target) => {
-    if (!/^https?:/i.test(target)) event.preventDefault();
-  });
-  contents.on('will-redirect', (event, target) => {
-    if (!/^https?:/i.test(target)) event.preventDefault();
-  });
-  // Pop-ups from the login page (e.g. "forgot password") open in the system browser, http(s) only.
-  contents.setWindowOpenHandler(({ url: target }) => {
-    if (/^https?:/i.test(target)) void shell.openExternal(target);
-    return { action: 'deny' };
-  });
+  // Navigation stays on http(s): the authorization server's pages and the loopback redirect.
+  // Pop-ups from the login page ("forgot password") open in the system browser.
+  lockDown(window.webContents, (target) => externalHttpUrl(target) !== undefined);
   void window.loadURL(url.href);
   return window;
 }

@@ -3,7 +3,7 @@
  * that exposes only the contract, no navigation away from our origin, no popups (http(s)
  * links go to the system browser), no permissions, no <webview>.
  */
-import { BrowserWindow, shell } from 'electron';
+import { BrowserWindow, shell, type WebContents } from 'electron';
 import { originOf } from './ipc';
 import { APP_ENTRY_URL } from './protocol';
 
@@ -43,6 +43,29 @@ export function externalHttpUrl(url: string): string | undefined {
   return parsed.href;
 }
 
+/**
+ * What every Switchboard window's contents get: no permission is ever granted (camera,
+ * notifications, clipboard-read, geolocation, …), navigation and redirects only where
+ * `mayNavigate` allows, no <webview>, and new windows denied — http(s) ones go to the system
+ * browser instead.
+ */
+export function lockDown(contents: WebContents, mayNavigate: (url: string) => boolean): void {
+  contents.session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  contents.session.setPermissionCheckHandler(() => false);
+  contents.on('will-navigate', (event) => {
+    if (!mayNavigate(event.url)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event) => {
+    if (!mayNavigate(event.url)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    const external = externalHttpUrl(url);
+    if (external) void shell.openExternal(external).catch(() => undefined);
+    return { action: 'deny' };
+  });
+}
+
 export interface MainWindowOptions {
   entry: RendererEntry;
   /** The built CommonJS preload (out/preload/index.cjs). */
@@ -75,22 +98,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   });
   const contents = window.webContents;
 
-  // No permission is ever granted: camera, notifications, clipboard-read, geolocation, ...
-  contents.session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  contents.session.setPermissionCheckHandler(() => false);
-
-  contents.on('will-navigate', (event) => {
-    if (!isSameOrigin(event.url, entry.origin)) event.preventDefault();
-  });
-  contents.on('will-redirect', (event) => {
-    if (!isSameOrigin(event.url, entry.origin)) event.preventDefault();
-  });
-  contents.on('will-attach-webview', (event) => event.preventDefault());
-  contents.setWindowOpenHandler(({ url }) => {
-    const external = externalHttpUrl(url);
-    if (external) void shell.openExternal(external).catch(() => undefined);
-    return { action: 'deny' };
-  });
+  lockDown(contents, (url) => isSameOrigin(url, entry.origin));
 
   // Shown once painted; shown anyway when loading fails, so the user is not left with nothing.
   const reveal = () => {

@@ -163,11 +163,16 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       this.redactors.add(redactor);
       for (const secret of this.secrets) redactor.addSecret(secret);
     }
-    const endpointKey = `${endpoint.origin}${endpoint.pathname}`;
+    const endpointKey = `${endpoint.origin}${endpoint.pathname}`.replace(/\/$/, '');
     const gated: FetchLike = async (input, init) => {
-      const url = new URL(String(input));
-      const toEndpoint = `${url.origin}${url.pathname}` === endpointKey;
-      if (this.stepMode && !toEndpoint) await this.pause(stepOf(url, init), init?.method ?? 'GET', url);
+      // On every MCP request: a string comparison, no URL parsing (the tracking fetch parses once already).
+      const href = String(input);
+      const query = href.indexOf('?');
+      const toEndpoint = (query < 0 ? href : href.slice(0, query)).replace(/\/$/, '') === endpointKey;
+      if (this.stepMode && !toEndpoint) {
+        const url = new URL(href);
+        await this.pause(stepOf(url, init), init?.method ?? 'GET', url);
+      }
       const response = await tracked(input, init);
       if (toEndpoint && (response.status === 401 || response.status === 403)) this.lastChallenge = challengeOf(response);
       return response;
