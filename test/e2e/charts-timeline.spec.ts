@@ -12,6 +12,7 @@ import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtu
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { apiCall, callOn, findOnLane, numberAttr, serverId, showView } from './support/charts';
 import { addServer, shellQuote } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -112,9 +113,9 @@ test('charts plot the flood and the calls; the window switches; a click filters 
   await expect(messages).toHaveAttribute('data-range-ms', '60000');
   await page.emulateMedia({ colorScheme: 'light' });
   await page.mouse.move(0, 0);
-  await page.screenshot({ path: 'docs/screenshots/charts-light.png' });
+  await page.screenshot({ path: shot('charts-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: 'docs/screenshots/charts-dark.png' });
+  await page.screenshot({ path: shot('charts-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
 
   // a click on a point of the messages chart: Traffic, filtered to that second
@@ -152,9 +153,9 @@ test('timeline: lanes per server and channel, zoom to milliseconds and back, sel
 
   await page.emulateMedia({ colorScheme: 'light' });
   await page.mouse.move(0, 0);
-  await page.screenshot({ path: 'docs/screenshots/timeline-light.png' });
+  await page.screenshot({ path: shot('timeline-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: 'docs/screenshots/timeline-dark.png' });
+  await page.screenshot({ path: shot('timeline-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
 
   // zoom: the button halves the visible span, the wheel zooms around the cursor down to milliseconds

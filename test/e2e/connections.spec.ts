@@ -7,6 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtures/everything/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { callTool, shellQuote } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -81,7 +82,7 @@ test('one server dies; the others keep answering; the dead one retries with grow
   expect(attempts.length).toBeGreaterThanOrEqual(3);
   for (let i = 1; i < attempts.length; i++) expect(attempts[i]![1]).toBeGreaterThan(attempts[i - 1]![1]);
   await expect(dead.getByTestId('server-state-dot')).toBeVisible();
-  await page.screenshot({ path: 'docs/screenshots/reconnecting.png' });
+  await page.screenshot({ path: shot('reconnecting.png') });
 
   // After everything, the survivors still answer.
   const c = await callTool(page, 'local__echo', { text: 'after' });

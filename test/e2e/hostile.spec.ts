@@ -9,6 +9,7 @@ import { HOSTILE_TOOL_NAMES, hostileStdioCommand } from '../fixtures/hostile/har
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { openTool, run, showJson, toolDetail } from './support/tools';
 import { addServer, shellQuote } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 
@@ -143,7 +144,7 @@ test('hostile server data is shown as inert text in every panel', async ({ page 
   await all.getByTestId('tool-response').evaluate((el) => (el.scrollTop = 0));
   await page.mouse.move(0, 0);
   await page.waitForTimeout(400);
-  await page.screenshot({ path: 'docs/screenshots/hostile.png' });
+  await page.screenshot({ path: shot('hostile.png') });
 
   // The other views that show server data.
   for (const view of ['resources', 'prompts', 'logs']) {

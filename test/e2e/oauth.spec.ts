@@ -10,6 +10,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startOAuthFixture } from '../fixtures/oauth/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { addServer } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let consent: Awaited<ReturnType<typeof startOAuthFixture>>;
@@ -34,7 +35,7 @@ const server = (page: Page, name: string) => page.locator(`[data-testid="server-
 async function screenshot(page: Page, name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: `docs/screenshots/${name}-${scheme}.png` });
+    await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }

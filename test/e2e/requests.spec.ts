@@ -12,6 +12,7 @@ import { askingStdioCommand, startAskingFixture, DASHBOARD_URL, type RunningAski
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { fillField, pendingRequest, resultJson, startCall, stubExternalPages } from './support/requests';
 import { addServer, callTool, shellQuote } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningAskingFixture;
@@ -102,9 +103,9 @@ test('form: every field type, checked before Accept, edits and defaults reach th
   await form.getByTestId('field-newsletter').uncheck();
   await page.getByTestId('request-detail').evaluate((e) => e.scrollTo(0, 0));
   await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: 'docs/screenshots/elicitation-light.png' });
+  await page.screenshot({ path: shot('elicitation-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: 'docs/screenshots/elicitation-dark.png' });
+  await page.screenshot({ path: shot('elicitation-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
 
   await form.getByTestId('answer-accept').click();
@@ -197,7 +198,7 @@ test('URL mode: the link with its host, opened after consent, then "completed" (
   await expect(dialog.getByTestId('url-display')).toHaveText(DASHBOARD_URL);
   await expect(dialog.getByTestId('url-host')).toHaveText('dashboard.example.com');
   await expect(dialog.getByTestId('request-message')).toContainText('Connect your Asking account');
-  await page.screenshot({ path: 'docs/screenshots/url-elicitation.png' });
+  await page.screenshot({ path: shot('url-elicitation.png') });
 
   const popup = page.waitForEvent('popup');
   await dialog.getByTestId('url-open').click();
@@ -241,7 +242,7 @@ test('sampling: read the request, write the reply, approve (2025 era) — and a 
   await dialog.getByTestId('sampling-model').fill('human-reviewer');
   await dialog.getByTestId('sampling-text').fill('MCP standardizes how apps give models context.');
   await page.getByTestId('request-detail').evaluate((e) => e.scrollTo(0, 0));
-  await page.screenshot({ path: 'docs/screenshots/sampling-light.png' });
+  await page.screenshot({ path: shot('sampling-light.png') });
   await dialog.getByTestId('sampling-approve').click();
   expect(await resultJson(await call.result())).toEqual({ model: 'human-reviewer', stopReason: 'endTurn', content: { type: 'text', text: 'MCP standardizes how apps give models context.' } });
 

@@ -8,6 +8,7 @@ import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtu
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { COUNTER_URI, completionOption, logLine, startWatchableServer, type WatchableServer, promptItem, resourceItem, serverId, setMinLevel, showView, templateItem, toggleSource, typeForCompletions, waitConnected } from './support/resources';
 import { addServer, callTool, shellQuote } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -36,10 +37,10 @@ async function screenshots(page: Page, view: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'light' });
   await page.mouse.move(0, 0);
   await page.waitForTimeout(250);
-  await page.screenshot({ path: `docs/screenshots/${view}-light.png` });
+  await page.screenshot({ path: shot(`${view}-light.png`) });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.waitForTimeout(250);
-  await page.screenshot({ path: `docs/screenshots/${view}-dark.png` });
+  await page.screenshot({ path: shot(`${view}-dark.png`) });
   await page.emulateMedia({ colorScheme: 'light' });
 }
 

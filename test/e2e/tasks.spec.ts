@@ -8,6 +8,7 @@ import { startTasksFixture } from '../fixtures/tasks/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { openTool, showJson, toolDetail } from './support/tools';
 import { addServer } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let fx: Awaited<ReturnType<typeof startTasksFixture>>;
@@ -77,10 +78,10 @@ test('long_job as a task: working → completed with its result; a second one ca
   await openTool(page, 'tasks__long_job');
   await page.waitForTimeout(700);
   await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: 'docs/screenshots/tasks-light.png' });
+  await page.screenshot({ path: shot('tasks-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.waitForTimeout(300);
-  await page.screenshot({ path: 'docs/screenshots/tasks-dark.png' });
+  await page.screenshot({ path: shot('tasks-dark.png') });
   await rows.first().getByTestId('task-cancel').click();
   await expect(rows.first()).toHaveAttribute('data-status', 'cancelled');
 });

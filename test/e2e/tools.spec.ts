@@ -10,6 +10,7 @@ import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtu
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { field, jsonArgs, openTool, pickOption, progressValue, run, showForm, showJson, toolDetail } from './support/tools';
 import { addServer, callTool, shellQuote } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let http: RunningFixture;
@@ -223,10 +224,10 @@ test('screenshots: a nested form and a structured result, light and dark', async
   await page.mouse.move(0, 0);
   await page.emulateMedia({ colorScheme: 'light' });
   await page.waitForTimeout(400);
-  await page.screenshot({ path: 'docs/screenshots/tools-light.png' });
+  await page.screenshot({ path: shot('tools-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.waitForTimeout(300);
-  await page.screenshot({ path: 'docs/screenshots/tools-dark.png' });
+  await page.screenshot({ path: shot('tools-dark.png') });
 });
 
 test('explorer: search, flat/grouped, collision badges listing the other servers', async ({ page }) => {

@@ -21,6 +21,7 @@ import {
   waitForFiltered,
 } from './support/traffic';
 import { addServer, callTool, shellQuote } from './support/ui';
+import { shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -262,9 +263,9 @@ test('the detail pane of a POST-SSE exchange: headers, SSE events with ids, JSON
   await detail.getByTestId('traffic-tab-events').click();
   await expect(detail.getByTestId('traffic-sse-data')).toBeVisible();
   await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: 'docs/screenshots/traffic-light.png' });
+  await page.screenshot({ path: shot('traffic-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: 'docs/screenshots/traffic-dark.png' });
+  await page.screenshot({ path: shot('traffic-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
 });
 
