@@ -555,6 +555,8 @@ export const events = {
   /** Browser mode: a sign-in waits for a click that opens the authorization URL in a popup. */
   signInPrompt: SignInPrompt,
   signInEnded: z.object({ flowId: z.string(), serverId: ServerId, outcome: z.enum(['completed', 'failed', 'cancelled']), message: z.string().optional() }),
+  /** Browser mode: this socket fell behind and `held` pushes since `since` were not sent; query what you show again. */
+  resync: z.object({ held: z.number().int(), since: z.number() }),
 } as const satisfies Record<EventName, z.ZodType>;
 
 // Compile-time proof that names.ts and the schemas list the same things.
