@@ -81,12 +81,13 @@ export class TrackedStdioTransport implements Transport {
       });
       child.once('spawn', () => {
         started = true;
+        const shownArgs = this.options.redactor.args(args);
         this.record({
           channel: 'stdio',
           kind: 'spawn',
           dir: 'none',
-          text: this.options.redactor.text(`${command} ${args.join(' ')}`.trim()),
-          meta: { command, args: args.map((a) => this.options.redactor.text(a)), cwd: cwd ?? process.cwd(), pid: child.pid, env: this.describeEnv() },
+          text: this.options.redactor.text(`${command} ${shownArgs.join(' ')}`.trim()),
+          meta: { command, args: shownArgs, cwd: cwd ?? process.cwd(), pid: child.pid, env: this.describeEnv() },
         });
         resolve();
       });
