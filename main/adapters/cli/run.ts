@@ -285,7 +285,9 @@ function auditCommand(args: string[], io: CliIo): number {
   const dir = (values['data-dir'] as string | undefined) ?? envPaths('switchboard', { suffix: '' }).config;
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number.');
-  const records = new FileAuditLog(join(dir, 'audit.jsonl')).list({ limit });
+  const log = new FileAuditLog(join(dir, 'audit.jsonl'));
+  for (const problem of log.problems) io.err(`warning: ${problem}\n`);
+  const records = log.list({ limit });
   if (values.json) io.out(JSON.stringify(records, null, 2) + '\n');
   else if (records.length === 0) io.err(`switchboard: no tool calls recorded in ${join(dir, 'audit.jsonl')}.\n`);
   else {
