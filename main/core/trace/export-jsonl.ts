@@ -4,7 +4,7 @@
  */
 import type { ServerConfig } from '../../../contract';
 import type { TraceEvent } from '../../../contract/trace';
-import { REDACTED, type Redactor } from './redact';
+import { REDACTED, redactArgs, redactUrl, type Redactor } from './redact';
 
 export const TRACE_FORMAT = 'switchboard-trace';
 export const TRACE_FORMAT_VERSION = 1;
@@ -26,10 +26,10 @@ export function redactConfig(config: ServerConfig): ServerConfig {
   if (config.target.type === 'stdio') {
     const open = new Set(config.target.nonSecretEnv);
     const env = Object.fromEntries(Object.entries(config.target.env).map(([k, v]) => [k, open.has(k) ? v : REDACTED]));
-    return { ...config, target: { ...config.target, env } };
+    return { ...config, target: { ...config.target, env, args: redactArgs(config.target.args) } };
   }
   const headers = Object.fromEntries(Object.keys(config.target.headers).map((k) => [k, REDACTED]));
-  return { ...config, target: { ...config.target, headers } };
+  return { ...config, target: { ...config.target, headers, url: redactUrl(config.target.url) } };
 }
 
 export interface JsonlExportInput {

@@ -34,6 +34,12 @@ export interface TrackedStdioOptions {
 }
 
 const KILL_GRACE_MS = 2_000;
+/**
+ * What the `stderr` stream may hold for a reader. Nobody reads it (the SDK only checks that it
+ * exists); every line is in the trace and the logs already, so without a reader lines are
+ * dropped rather than kept forever.
+ */
+const STDERR_STREAM_MAX_BYTES = 64 * 1024;
 
 export class TrackedStdioTransport implements Transport {
   onclose?: () => void;
@@ -75,12 +81,13 @@ export class TrackedStdioTransport implements Transport {
       });
       child.once('spawn', () => {
         started = true;
+        const shownArgs = this.options.redactor.args(args);
         this.record({
           channel: 'stdio',
           kind: 'spawn',
           dir: 'none',
-          text: this.options.redactor.text(`${command} ${args.join(' ')}`.trim()),
-          meta: { command, args: args.map((a) => this.options.redactor.text(a)), cwd: cwd ?? process.cwd(), pid: child.pid, env: this.describeEnv() },
+          text: this.options.redactor.text(`${command} ${shownArgs.join(' ')}`.trim()),
+          meta: { command, args: shownArgs, cwd: cwd ?? process.cwd(), pid: child.pid, env: this.describeEnv() },
         });
         resolve();
       });
@@ -98,7 +105,7 @@ export class TrackedStdioTransport implements Transport {
       lines(child.stdout!, this.options.maxLineBytes, (line, cut) => this.onStdoutLine(line, cut));
       lines(child.stderr!, this.options.maxLineBytes, (line) => {
         this.record({ channel: 'stdio', kind: 'stderr', dir: 'in', text: this.options.redactor.text(line), bytes: line.length });
-        this.stderrStream.write(line + '\n');
+        this.forwardStderr(line);
         this.options.onStderrLine?.(line);
       });
       child.stdin!.on('error', (error) => this.onerror?.(error));
@@ -133,6 +140,14 @@ export class TrackedStdioTransport implements Transport {
       clearTimeout(kill);
     }
     this.stderrStream.end();
+  }
+
+  /** Bounded: a line goes to the `stderr` stream only while its buffer has room (a reader drains it). */
+  private forwardStderr(line: string): void {
+    const stream = this.stderrStream;
+    if (stream.destroyed || stream.writableEnded) return;
+    if (stream.writableNeedDrain || stream.readableLength + stream.writableLength >= STDERR_STREAM_MAX_BYTES) return;
+    stream.write(line.length > STDERR_STREAM_MAX_BYTES ? `${line.slice(0, STDERR_STREAM_MAX_BYTES)}…\n` : line + '\n');
   }
 
   private onStdoutLine(line: string, cut: boolean): void {
