@@ -52,9 +52,10 @@ describe('URLs', () => {
     const target = HttpTarget.parse({
       type: 'http',
       url: 'https://x.example/mcp?api_key=qk&page=3',
-      headers: { 'X-Custom-Key': 'ck', Authorization: 'Bearer bt', 'X-Region': 'eu' },
+      headers: { 'X-Custom-Key': 'ck', Authorization: 'Bearer bt', 'X-Region': 'eu', Accept: 'application/json' },
       nonSecretHeaders: ['x-region'],
     });
+    // Standard headers that carry no credential (Accept, Content-Type, User-Agent…) are not secrets.
     expect(new Set(configSecrets(target))).toEqual(new Set(['ck', 'Bearer bt', 'bt', 'qk']));
   });
 });

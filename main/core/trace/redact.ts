@@ -193,6 +193,12 @@ export function redactArgs(args: readonly string[]): string[] {
  * values without their scheme (`Bearer …`), values of secret-looking command-line options and
  * URL parameters, and an OAuth client secret.
  */
+/**
+ * Standard headers that carry no credential: their configured values stay visible (redacting
+ * `Accept: application/json` would blank that value in every exchange of the trace).
+ */
+const PLAIN_HEADERS = new Set(['accept', 'accept-encoding', 'accept-language', 'content-type', 'user-agent', 'cache-control', 'mcp-protocol-version', 'origin', 'referer']);
+
 export function configSecrets(target: ServerTarget): string[] {
   if (target.type === 'stdio') {
     const open = new Set(target.nonSecretEnv);
@@ -201,7 +207,7 @@ export function configSecrets(target: ServerTarget): string[] {
       .map(([, value]) => value);
     return [...env, ...secretArgValues(target.args)];
   }
-  const open = new Set((target.nonSecretHeaders ?? []).map((name) => name.toLowerCase()));
+  const open = new Set([...PLAIN_HEADERS, ...(target.nonSecretHeaders ?? []).map((name) => name.toLowerCase())]);
   const headers = Object.entries(target.headers)
     .filter(([name]) => !open.has(name.toLowerCase()))
     .flatMap(([, value]) => [value, value.replace(/^\w+\s+/, '')]);
