@@ -66,9 +66,17 @@ const MAX_UNSERIALIZED = 2_000;
  */
 export const EVENT_DEPTH = LIMITS.carriedDepth + 2;
 
-/** An event as one JSON text that never throws (cut at EVENT_DEPTH where it must be). */
+/**
+ * An event as one JSON text that never throws. The plain serializer first (it is on the spill
+ * path of every event, and whole is better than cut when the engine can manage it); when it
+ * overflows or refuses, the event is cut at EVENT_DEPTH.
+ */
 export function serializeEvent(event: TraceEvent): string {
-  return safeStringify(event, { maxDepth: EVENT_DEPTH });
+  try {
+    return JSON.stringify(event);
+  } catch {
+    return safeStringify(event, { maxDepth: EVENT_DEPTH });
+  }
 }
 
 export class TraceStore {
