@@ -24,7 +24,7 @@ import { Redactor } from '../../main/core/trace/redact';
 import { TraceStore } from '../../main/core/trace/store';
 import { TrackedStdioTransport } from '../../main/core/transport/tracked-stdio';
 import { startBrowserMode, type BrowserModeApp } from '../e2e/support/browser-mode';
-import type { ListeningProcess } from '../fixtures/spawn-listening';
+import { tsxNodeArgs, type ListeningProcess } from '../fixtures/spawn-listening';
 import { deepContentLine, deepNotificationLine, deepStdioCommand, deepStructuredLine, startDeepHttp } from '../fixtures/deep/harness';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -335,6 +335,28 @@ describe('inside the core', () => {
     expect(sent).toHaveLength(1);
     expect(depthOf(sent[0])).toBeLessThanOrEqual(LIMITS.carriedDepth);
   });
+
+  for (const mode of ['serve', 'one-shot'] as const) {
+    it(`process guards (${mode}): what escapes everything is reported on stderr and in the log bus; ${mode === 'serve' ? 'the process keeps serving' : 'a one-shot command exits 1'}`, async () => {
+      const child = spawn(process.execPath, tsxNodeArgs(join(ROOT, 'test/fixtures/deep/guarded.ts'), [mode]), { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise<number | null>((done) => child.once('exit', done));
+      expect(stderr).toMatch(/an uncaught exception \(the app keeps running\): Error: thrown from a timer/);
+      if (mode === 'serve') {
+        expect(code, stderr).toBe(0);
+        expect(stderr).toMatch(/an unhandled promise rejection .*rejected with nobody listening/);
+        expect(stdout).toMatch(/still serving/);
+        expect(stdout).toMatch(/error: Internal error, contained \(an uncaught exception\): Error: thrown from a timer/);
+        expect(stdout).toMatch(/error: Internal error, contained \(an unhandled promise rejection\): Error: rejected with nobody listening/);
+      } else {
+        expect(code).toBe(1);
+        expect(stdout).not.toMatch(/still serving/);
+      }
+    });
+  }
 
   it('a listener that throws is reported, and the other listeners still get the event', () => {
     const reported: string[] = [];
