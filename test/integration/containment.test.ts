@@ -260,12 +260,13 @@ describe('the built browser-mode host, over its WebSocket', () => {
 
   describe('answers over the 64 MiB limit (#18 item 7)', () => {
     // The servers' request timeout is 300 s: an answer that arrives at all proves it was not waited out.
-    for (const via of ['stdio', 'http'] as const) {
-      it(`over ${via}: the call fails at once with a clear error, what arrived is kept in the trace`, async () => {
-        const reply = await client.call('callTool', { tool: 'huge', serverId: ids[via], args: { bytes: HUGE_BYTES } });
+    for (const [via, stream] of [['stdio', false], ['http', false], ['http', true]] as const) {
+      it(`over ${via}${stream ? ' (an SSE event)' : ''}: the call fails at once with a clear error, what arrived is kept in the trace`, async () => {
+        const reply = await client.call('callTool', { tool: 'huge', serverId: ids[via], args: { bytes: HUGE_BYTES, stream } });
         expect(reply.ok).toBe(false);
         if (reply.ok) return;
         expect(reply.error.message).toMatch(/limit of 67,108,864 bytes \(64 MiB\) for one message/);
+        expect(reply.error.message).toContain(via === 'stdio' ? 'stdout line' : stream ? 'event on the stream' : 'response body');
         const flagged = (await events({ servers: [ids[via]], errorsOnly: true, order: 'desc', limit: 20 })).find((e) => e.meta?.overLimit);
         expect(flagged).toBeDefined();
         expect((flagged!.meta!.overLimit as { received: number }).received).toBeGreaterThan(64 * 1024 * 1024);
