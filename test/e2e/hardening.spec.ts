@@ -78,11 +78,10 @@ test.describe('payloads and arguments', () => {
     const marker = structured.getByTestId('json-truncated');
     await expect(marker).toContainText(/… [\d,]+ more levels/);
     expect(Number(await marker.getAttribute('data-levels'))).toBeGreaterThan(DEEP_LEVELS - 100);
+    await marker.scrollIntoViewIfNeeded();
+    await screenshots(page, 'deep-result');
     await responsive(page);
     await openTool(page, tool(HOSTILE_TOOL_NAMES.deepResult));
-    await expect(structured.getByTestId('json-truncated')).toBeVisible();
-    await structured.evaluate((el) => el.scrollIntoView());
-    await screenshots(page, 'deep-result');
     // The Raw tab: the bytes as the server sent them, from the trace, not a re-serialization.
     await deep.getByTestId('tool-result-mode').getByText('Raw', { exact: true }).click();
     await deep.getByTestId('tool-raw-load').click();
@@ -105,6 +104,7 @@ test.describe('payloads and arguments', () => {
     expect(statSync(saved).size).toBe(HUGE_TEXT_CHARS);
     await responsive(page);
     await openTool(page, tool(HOSTILE_TOOL_NAMES.hugeText));
+    await cut.scrollIntoViewIfNeeded();
     await screenshots(page, 'huge-result');
 
     // 3. Arguments 5,000 levels deep typed in the JSON tab: said at once, never sent.
