@@ -4,6 +4,7 @@
  * what it cannot understand becomes a raw-JSON field.
  */
 
+import { LIMITS, TRUNCATED_KEY } from '../../../../contract/bounded-json';
 import { formatChars } from '../../components/format-size';
 
 export type JsonSchema = Record<string, unknown>;
@@ -29,6 +30,10 @@ export function checkSchemaBounds(schema: unknown): SchemaBounds {
     text = JSON.stringify(schema) ?? '';
   } catch (error) {
     return { ok: false, reason: `the schema cannot be serialized (${(error as Error).message})` };
+  }
+  // Main cuts what crosses the contract at LIMITS.carriedDepth: such a schema is not whole.
+  if (text.includes(`"${TRUNCATED_KEY}":true`)) {
+    return { ok: false, reason: `the schema nests more than ${LIMITS.carriedDepth} levels deep, so Switchboard received it cut at that depth` };
   }
   if (text.length > MAX_SCHEMA_CHARS) {
     return { ok: false, reason: `the schema is ${formatChars(text.length)}, over the ${formatChars(MAX_SCHEMA_CHARS)} limit` };
