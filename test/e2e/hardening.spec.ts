@@ -142,6 +142,12 @@ test.describe('payloads and arguments', () => {
     await expect(self.getByTestId('tool-args-valid')).toBeVisible();
     await rawChild.fill('{"name": 4}');
     await expect(self.getByTestId('tool-args-invalid')).toBeVisible();
+    // The form measures depth before sending too: 5,000 levels in the JSON editor of a field.
+    await rawChild.fill(`{"name": ${'['.repeat(DEEP_LEVELS)}${']'.repeat(DEEP_LEVELS)}}`);
+    await expect(self.getByTestId('tool-args-unchecked')).toContainText('deeper than 64 levels');
+    await run(page);
+    await expect(self.getByTestId('tool-args-too-deep')).toContainText('at most 64');
+    await expect(self.getByTestId('tool-result')).toHaveCount(0);
     await rawChild.fill('{"name": "level 4"}');
     await expect(self.getByTestId('tool-args-valid')).toBeVisible();
     await run(page);

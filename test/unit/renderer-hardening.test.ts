@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS, TRUNCATED_KEY, boundDepth } from '../../contract/bounded-json';
 import type { TraceEvent } from '../../contract/trace';
-import { reconnectDelay } from '../../renderer/src/api/carrier';
+import { reconnectDelay } from '../../renderer/src/api/backoff';
 import { argumentDepthProblem } from '../../renderer/src/features/tools/argument-depth';
 import { checkSchemaBounds, initialValue } from '../../renderer/src/features/tools/schema';
 import { validateAgainst } from '../../renderer/src/features/tools/validation';
