@@ -56,7 +56,7 @@ test.describe('payloads and arguments', () => {
   });
 
   test('deep and huge results, deep arguments, a self-referential schema, a failing view', async ({ page }) => {
-    test.setTimeout(240_000);
+    test.setTimeout(360_000);
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     const consoleErrors: string[] = [];
@@ -89,12 +89,26 @@ test.describe('payloads and arguments', () => {
     await expect(rawText).toContainText('{"d":{"d":{"d":');
     await expect(rawText).not.toContainText('$switchboard:truncated');
     await expect(deep.getByTestId('tool-raw-save')).toBeVisible();
+    // Traffic: the answer's body is a cut tree that says so, and Raw is the bytes as received.
+    const answers = await mainCall(app, 'traceQuery', { kinds: ['jsonrpc-in'], order: 'desc', limit: 200 });
+    const answer = (answers.result as { events: { seq: number; raw?: string }[] }).events.find((e) => e.raw?.includes('"deep":{"d":'));
+    expect(answer).toBeDefined();
+    await deep.getByTestId('tool-view-traffic').click();
+    await page.locator(`[data-testid="traffic-row"][data-seq="${answer!.seq}"]`).click();
+    const body = page.getByTestId('traffic-body');
+    await expect(body.getByTestId('traffic-body-cut')).toContainText('nested deeper than 64 levels');
+    await expect(body.getByTestId('traffic-body-tree')).toBeVisible();
+    await body.getByText('Raw', { exact: true }).click();
+    await expect(body.getByTestId('traffic-body-raw')).toContainText('{"d":{"d":{"d":');
+    await expect(body.getByTestId('traffic-body-raw')).not.toContainText('$switchboard:truncated');
+    await page.getByTestId('view-tools').click();
 
     // 2. 50 MB of text: cut, with Show all and Save to file; the saved file is all of it.
     const huge = await openTool(page, tool(HOSTILE_TOOL_NAMES.hugeText));
     await run(page);
     const cut = huge.getByTestId('tool-result-truncated');
-    await expect(cut).toBeVisible({ timeout: 60_000 });
+    // 50 MB through the server, main and the page: slow on a loaded machine, so a long wait.
+    await expect(cut).toBeVisible({ timeout: 150_000 });
     await expect(cut).toContainText(`Truncated at 20 KB (of ${(HUGE_TEXT_CHARS / 1_000_000).toFixed(1)} MB)`);
     await expect(cut).toContainText(`of ${HUGE_TEXT_CHARS.toLocaleString('en-US')} characters`);
     await expect(huge.getByTestId('tool-result-show-all')).toBeVisible();
