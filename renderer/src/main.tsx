@@ -20,10 +20,13 @@ async function start(): Promise<void> {
   const { api, kind, link } = await connectApi();
   const live = { trace: new TraceBuffer(api), snapshots: new SnapshotStore(api) };
   await Promise.all([live.trace.start(), live.snapshots.start()]);
-  // Main came back (maybe as a new process): the live stores start over from what it holds.
-  link.onReconnected(() => {
-    for (const store of [live.trace, live.snapshots]) store.resync().catch((error: unknown) => console.error('Switchboard: reloading after the reconnection failed', error));
-  });
+  // Main came back (maybe as a new process), or held pushes back while this page read slowly:
+  // the live stores start over from what it holds.
+  const reload = () => {
+    for (const store of [live.trace, live.snapshots]) store.resync().catch((error: unknown) => console.error('Switchboard: reloading the live stores failed', error));
+  };
+  link.onReconnected(reload);
+  link.onResync(reload);
   root.render(
     <StrictMode>
       <MantineProvider theme={theme} defaultColorScheme="auto">

@@ -15,7 +15,7 @@ class QueueSocket implements PushSocket {
 describe('PushGate', () => {
   it('sends while the socket keeps up', () => {
     const socket = new QueueSocket();
-    const gate = new PushGate(socket, { highWater: 100, lowWater: 10 });
+    const gate = new PushGate(socket, (frame) => socket.send(frame), { highWater: 100, lowWater: 10 });
     gate.push('a');
     gate.push('b');
     expect(socket.sent).toEqual(['a', 'b']);
@@ -25,7 +25,7 @@ describe('PushGate', () => {
 
   it('holds pushes back above the high-water mark and sends one resync once drained below the low one', () => {
     const socket = new QueueSocket();
-    const gate = new PushGate(socket, { highWater: 100, lowWater: 10 });
+    const gate = new PushGate(socket, (frame) => socket.send(frame), { highWater: 100, lowWater: 10 });
     gate.push('x'.repeat(150));
     for (let i = 0; i < 1000; i++) gate.push(`event ${i}`);
     expect(socket.sent).toHaveLength(1);
@@ -46,7 +46,7 @@ describe('PushGate', () => {
   it('sends nothing to a closed socket', () => {
     const socket = new QueueSocket();
     socket.readyState = 3;
-    const gate = new PushGate(socket);
+    const gate = new PushGate(socket, (frame) => socket.send(frame));
     gate.push('a');
     expect(socket.sent).toEqual([]);
   });

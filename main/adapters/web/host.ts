@@ -8,6 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Envelope } from '../../../contract';
 import type { Core } from '../../core/app';
 import { WS_PATH, WsFrame, encodeEvent, encodeReply } from '../../../contract/ws';
+import { PushGate } from './push-gate';
 import { randomBytes } from 'node:crypto';
 import { CALLBACK_PATH, callbackPage } from '../../core/auth/login';
 import { contentSecurityPolicy } from '../shared/csp';
@@ -153,11 +154,17 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     wss.handleUpgrade(req, socket, head, (ws) => attach(ws));
   });
 
-  const sockets = new Set<WebSocket>();
+  // Each socket's pushes pass its gate: a page that stops reading gets a resync later instead
+  // of main queueing every push for it (push-gate.ts). Replies are never held back.
+  const sockets = new Map<WebSocket, PushGate>();
   const unsubscribe = options.core.events.subscribe((event, payload) => {
     const frame = encodeEvent(event, payload);
-    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(frame, (error) => error && report(`WebSocket: event ${event} not sent: ${describe(error)}`));
+    for (const gate of sockets.values()) gate.push(frame);
   });
+  const resyncTimer = setInterval(() => {
+    for (const gate of sockets.values()) if (gate.behind > 0) gate.poll();
+  }, 250);
+  resyncTimer.unref();
 
   function send(ws: WebSocket, text: string): void {
     if (ws.readyState !== ws.OPEN) return;
@@ -165,7 +172,10 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   }
 
   function attach(ws: WebSocket): void {
-    sockets.add(ws);
+    sockets.set(
+      ws,
+      new PushGate(ws, (frame) => ws.send(frame, (error) => error && report(`WebSocket: a push was not sent: ${describe(error)}`))),
+    );
     ws.on('close', () => sockets.delete(ws));
     // Without a listener an 'error' would be thrown (and end the process). An over-size message
     // (maxPayload) has already made ws close this socket with 1009; the others are untouched.
@@ -219,7 +229,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     cookieName,
     close: async () => {
       unsubscribe();
-      for (const ws of sockets) ws.terminate();
+      clearInterval(resyncTimer);
+      for (const ws of sockets.keys()) ws.terminate();
       wss.close();
       await new Promise<void>((done) => server.close(() => done()));
     },

@@ -12,11 +12,10 @@
  */
 import { encodeEvent } from '../../../contract/ws';
 
-/** What the gate needs of a socket (the `ws` package's WebSocket has it). */
+/** What the gate reads of a socket (the `ws` package's WebSocket has it). */
 export interface PushSocket {
   readonly bufferedAmount: number;
   readonly readyState: number;
-  send(data: string): void;
 }
 
 const OPEN = 1;
@@ -34,6 +33,8 @@ export class PushGate {
 
   constructor(
     private readonly socket: PushSocket,
+    /** Sends one frame on that socket (and reports a failure to send). */
+    private readonly send: (frame: string) => void,
     private readonly limits: { highWater: number; lowWater: number } = PUSH_LIMITS,
   ) {}
 
@@ -49,7 +50,7 @@ export class PushGate {
       this.held++;
       return;
     }
-    this.socket.send(frame);
+    this.send(frame);
   }
 
   /** Called on a timer: a socket that has drained gets its `resync`. True when it was sent. */
@@ -57,7 +58,7 @@ export class PushGate {
     if (this.held === 0 || this.socket.readyState !== OPEN || this.socket.bufferedAmount > this.limits.lowWater) return false;
     const held = this.held;
     this.held = 0;
-    this.socket.send(encodeEvent('resync', { held, since: this.since }));
+    this.send(encodeEvent('resync', { held, since: this.since }));
     return true;
   }
 }

@@ -48,6 +48,11 @@ export interface Link {
   reconnectNow(): void;
   /** Called after each reconnection, once the socket is open. */
   onReconnected(listener: () => void): () => void;
+  /**
+   * Called when main held pushes back because this page read too slowly (`resync` event): the
+   * socket stayed open, but the live stores must query what they show again.
+   */
+  onResync(listener: () => void): () => void;
 }
 
 export async function connectApi(): Promise<{ api: SwitchboardApi; kind: CarrierKind; link: Link }> {
@@ -67,7 +72,7 @@ export async function connectApi(): Promise<{ api: SwitchboardApi; kind: Carrier
 /** Electron's IPC lives as long as the window: always connected. */
 function steadyLink(): Link {
   const state: LinkState = { status: 'connected', attempts: 0, epoch: 0 };
-  return { get: () => state, watch: () => () => undefined, reconnectNow: () => undefined, onReconnected: () => () => undefined };
+  return { get: () => state, watch: () => () => undefined, reconnectNow: () => undefined, onReconnected: () => () => undefined, onResync: () => () => undefined };
 }
 
 function openSocket(url: string): Promise<WebSocket> {
@@ -87,6 +92,7 @@ class SocketCarrier implements Carrier, Link {
   private readonly eventListeners = new Map<EventName, Set<(payload: unknown) => void>>();
   private readonly stateListeners = new Set<() => void>();
   private readonly reconnectListeners = new Set<() => void>();
+  private readonly resyncListeners = new Set<() => void>();
   private state: LinkState = { status: 'connected', attempts: 0, epoch: 0 };
   private timer: ReturnType<typeof setTimeout> | undefined;
   private attempting = false;
@@ -149,6 +155,11 @@ class SocketCarrier implements Carrier, Link {
     return () => this.reconnectListeners.delete(listener);
   }
 
+  onResync(listener: () => void): () => void {
+    this.resyncListeners.add(listener);
+    return () => this.resyncListeners.delete(listener);
+  }
+
   // --- the socket ---------------------------------------------------------------------------
 
   private attach(ws: WebSocket): void {
@@ -174,6 +185,10 @@ class SocketCarrier implements Carrier, Link {
         resolve(frame.reply);
       }
       return;
+    }
+    if (frame.event === 'resync') {
+      console.warn(`Switchboard: main held ${(frame.payload as { held?: number }).held ?? 'some'} updates back while this page read slowly; fetching again`);
+      notify(this.resyncListeners, 'refreshing after a resync failed');
     }
     for (const listener of this.eventListeners.get(frame.event) ?? []) {
       try {
@@ -227,13 +242,7 @@ class SocketCarrier implements Carrier, Link {
       }
       this.attach(ws);
       this.setState({ status: 'connected', attempts: 0, epoch: this.state.epoch + 1 });
-      for (const listener of this.reconnectListeners) {
-        try {
-          listener();
-        } catch (error) {
-          console.error('Switchboard: refreshing after the reconnection failed', error);
-        }
-      }
+      notify(this.reconnectListeners, 'refreshing after the reconnection failed');
     } finally {
       this.attempting = false;
     }
@@ -253,5 +262,15 @@ async function probeHost(): Promise<'up' | 'down' | 'new-token'> {
     return response.ok ? 'up' : 'down';
   } catch {
     return 'down';
+  }
+}
+
+function notify(listeners: Set<() => void>, failure: string): void {
+  for (const listener of listeners) {
+    try {
+      listener();
+    } catch (error) {
+      console.error(`Switchboard: ${failure}`, error);
+    }
   }
 }

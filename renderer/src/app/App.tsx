@@ -47,16 +47,21 @@ export function App({ carrier }: { carrier: CarrierKind }) {
   const api = useApi();
   useEffect(() => void getLogStore(api), [api]);
   // Main is back: fetch again what lives outside the views (the views remount, see `key`).
-  useEffect(
-    () =>
-      link.onReconnected(() => {
-        refresh();
-        void getLogStore(api).resync();
-        void getRequestStore(api).reload();
-        void getSignInStore(api).reload();
-      }),
-    [link, api, refresh],
-  );
+  // Pushes held back while the page read slowly (resync): the same, without remounting the views.
+  useEffect(() => {
+    const reload = () => {
+      refresh();
+      void getLogStore(api).resync();
+      void getRequestStore(api).reload();
+      void getSignInStore(api).reload();
+    };
+    const offReconnected = link.onReconnected(reload);
+    const offResync = link.onResync(reload);
+    return () => {
+      offReconnected();
+      offResync();
+    };
+  }, [link, api, refresh]);
   const view = (name: View, node: ReactNode) => <ViewBoundary view={name}>{node}</ViewBoundary>;
 
   return (
