@@ -5,8 +5,8 @@
  * coalesced to at most one update every PROGRESS_TICK_MS.
  */
 import { useSyncExternalStore } from 'react';
-import type { HistoryEntry, Result, ToolEntry } from '../../../../contract';
-import type { SwitchboardApi } from '../../../../contract/client';
+import type { ErrorDetail, HistoryEntry, Result, ToolEntry } from '../../../../contract';
+import { errorDetailOf, type SwitchboardApi } from '../../../../contract/client';
 import { initialValue, isObject, type JsonSchema } from './schema';
 import { schemaBounds } from './validation';
 
@@ -34,7 +34,9 @@ export type CallOutcome =
   | {
       kind: 'error';
       message: string;
-      /** The JSON-RPC error code, when the message carries one. */
+      /** What main knew about the failure (kind, JSON-RPC code and data, HTTP status, trace seqs, links to open). */
+      detail?: ErrorDetail;
+      /** The JSON-RPC error code the server answered with. */
       rpcCode?: number;
       cancelled: boolean;
       timedOut: boolean;
@@ -43,7 +45,9 @@ export type CallOutcome =
       args: Record<string, unknown>;
       at: number;
       durationMs: number;
+      /** The trace events of this call's request and response. */
       traceSeq?: number;
+      responseSeq?: number;
     };
 
 export type ArgsOrigin = 'defaults' | 'remembered' | 'history' | 'saved' | 'edited';
@@ -140,18 +144,22 @@ function newCallId(): string {
   }
 }
 
-const CLIENT_REJECTED = /^(?:(?:JSON-RPC|MCP) error -?\d+: )?(?:Structured content does not match the tool's output schema|Tool .* has an output schema but did not return structured content|Failed to validate structured content)/s;
+/** JSON-RPC `-32001`: the server's own request timeout. */
+const RPC_REQUEST_TIMEOUT = -32001;
 
-function errorDetails(error: unknown): { message: string; rpcCode?: number; cancelled: boolean; timedOut: boolean; clientRejected: boolean } {
+/** A failed call as the view shows it, from the error's detail (never from its message). */
+export function errorOutcome(error: unknown): Pick<Extract<CallOutcome, { kind: 'error' }>, 'message' | 'detail' | 'rpcCode' | 'cancelled' | 'timedOut' | 'clientRejected' | 'traceSeq' | 'responseSeq'> {
   const message = error instanceof Error ? error.message : String(error);
-  // The core prefixes JSON-RPC errors with their code; older SDKs said "MCP error <code>:".
-  const code = /^(?:JSON-RPC error|MCP error) (-?\d+):/.exec(message)?.[1];
+  const detail = errorDetailOf(error);
   return {
     message,
-    rpcCode: code ? Number(code) : undefined,
-    cancelled: /^Cancelled:/.test(message),
-    timedOut: (!code && /timed? ?out/i.test(message)) || code === '-32001',
-    clientRejected: CLIENT_REJECTED.test(message),
+    detail,
+    rpcCode: detail?.rpcCode,
+    cancelled: detail?.kind === 'cancelled',
+    timedOut: detail?.kind === 'timeout' || detail?.rpcCode === RPC_REQUEST_TIMEOUT,
+    clientRejected: detail?.kind === 'client-rejected',
+    traceSeq: detail?.requestSeq,
+    responseSeq: detail?.responseSeq,
   };
 }
 
@@ -173,20 +181,17 @@ export async function runCall(
     const value = await api.callTool({ tool: tool.name, args, timeoutMs: options.timeoutMs, resetTimeoutOnProgress: options.resetTimeoutOnProgress, callId });
     update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'result', value, args, at: Date.now() } }));
   } catch (error) {
-    const details = errorDetails(error);
+    const details = errorOutcome(error);
     const cancelled = details.cancelled || sessions.get(tool.name)?.running?.cancelling === true;
-    update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'error', ...details, cancelled, args, at: Date.now(), durationMs: Date.now() - startedAt } }));
+    const durationMs = details.detail?.durationMs ?? Date.now() - startedAt;
+    update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'error', ...details, cancelled, args, at: Date.now(), durationMs } }));
   } finally {
     byCallId.delete(callId);
     pendingProgress.delete(tool.name);
   }
-  await refreshHistory(api);
-  // A failed call has no result to carry its trace position; the history entry has it.
-  const outcome = sessions.get(tool.name)?.outcome;
-  if (outcome?.kind === 'error') {
-    const entry = history.find((h) => h.tool === tool.name);
-    if (entry) update(tool.name, (s) => (s.outcome === outcome ? { ...s, outcome: { ...outcome, traceSeq: entry.traceSeq, durationMs: entry.durationMs } } : s));
-  }
+  // The outcome carries its own trace seqs (the reply, or the error's detail); the history list
+  // is refreshed only once it has been shown.
+  if (historyLoaded) void refreshHistory(api);
 }
 
 export async function cancelRun(api: SwitchboardApi, tool: string): Promise<void> {
