@@ -207,6 +207,10 @@ export function describeConnectError(target: ServerTarget, error: unknown): stri
   if (code === 'OAUTH_NO_METADATA') return sentence(`${url}: ${raw}`);
   const status = httpStatusOf(error);
   if (status) return sentence(`${url} answered HTTP ${status}: ${raw}`);
+  // fetch() itself failed ("fetch failed", wrapped by the SDK's probe): what failed is the innermost cause.
+  const links = [...chain(error)];
+  const innermost = links.at(-1);
+  if (links.some((e) => e instanceof TypeError) && innermost instanceof Error && innermost !== error) return sentence(`Could not connect to ${url}: ${innermost.message}`);
   return sentence(`${url}: ${raw}`);
 }
 
