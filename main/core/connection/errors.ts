@@ -179,6 +179,18 @@ function tlsReason(code: string): string {
 }
 
 /**
+ * The connection closed before the handshake completed: the SDK's ConnectionClosed; or its
+ * version probe cut short by the close. For the latter the SDK gives only text (an
+ * EraNegotiationFailed without data or cause, "…the connection closed during the server/discover
+ * probe…"), so that one case reads the message.
+ */
+export function closedDuringHandshake(error: unknown): boolean {
+  const sdk = sdkCodeOf(error);
+  if (sdk === SdkErrorCode.ConnectionClosed) return true;
+  return sdk === SdkErrorCode.EraNegotiationFailed && errorCode(error) === SdkErrorCode.EraNegotiationFailed && /connection closed/i.test(error instanceof Error ? error.message : '');
+}
+
+/**
  * A connect failure as a sentence. The SDK wraps network failures of its version probe
  * ("Version negotiation probe failed: fetch failed"): the cause is unwrapped to what happened —
  * refused, no such host, TLS, timeout — and said as such.
@@ -192,7 +204,7 @@ export function describeConnectError(target: ServerTarget, error: unknown): stri
     if (code === 'EACCES') return `Permission denied running "${target.command}".`;
     // A connection that was up and then dropped did complete the handshake: say what happened instead.
     if (code === 'CONNECTION_LOST') return sentence(`${raw.charAt(0).toUpperCase()}${raw.slice(1)} ("${target.command}"). Its stderr is in Logs`);
-    if (sdkCodeOf(error) === SdkErrorCode.ConnectionClosed) return `The process "${target.command}" exited before completing the MCP handshake. Its stderr is in Logs.`;
+    if (closedDuringHandshake(error)) return `The process "${target.command}" exited before completing the MCP handshake (${raw}). Its stderr is in Logs.`;
     if (isTimeout(error)) return `The process "${target.command}" did not complete the MCP handshake${timeoutMs ? ` within ${timeoutMs / 1000} s` : ' in time'}. Its stderr is in Logs.`;
     return sentence(`stdio "${target.command}": ${raw}`);
   }

@@ -37,7 +37,9 @@ export function describeCallError(serverName: string, requestTimeoutSec: number,
   if (kind === 'unreachable' || sdk === SdkErrorCode.ConnectionClosed || sdk === SdkErrorCode.SendFailed || (error instanceof TypeError && !(error instanceof SdkError))) {
     return `${serverName}: the connection failed during tools/call (${detail}). Switchboard reconnects by itself; the call was not repeated.`;
   }
-  if (sdk === SdkErrorCode.InvalidResult || sdk === SdkErrorCode.ClientHttpUnexpectedContent || sdk === SdkErrorCode.UnsupportedResultType) return `${serverName}: the server's answer to tools/call was not valid MCP: ${detail}`;
+  // A body that is not JSON (SyntaxError), JSON that is not JSON-RPC (the SDK's schema check: a ZodError), the wrong content type.
+  const name = (error as { name?: unknown } | undefined)?.name;
+  if (error instanceof SyntaxError || name === 'ZodError' || sdk === SdkErrorCode.InvalidResult || sdk === SdkErrorCode.ClientHttpUnexpectedContent || sdk === SdkErrorCode.UnsupportedResultType) return `${serverName}: the server's answer to tools/call was not valid MCP: ${detail}`;
   return `${serverName}: tools/call failed: ${detail}`;
 }
 
