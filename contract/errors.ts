@@ -16,9 +16,11 @@ export type ConnectErrorKind = (typeof CONNECT_ERROR_KINDS)[number];
  *   (output schema checks): the response at `responseSeq` is a result, not an error;
  * - `cancelled`: the person cancelled it (the server was told);
  * - `session-expired`: the server ended the session (HTTP 404) and the request was not repeated;
+ * - `unsupported`: the server did not declare the capability, or the method does not exist in the
+ *   negotiated protocol era (refused by the client library before anything was sent);
  * - `tool`: the tool ran and reported failure (a task that ended `failed`).
  */
-export type ErrorDetailKind = ConnectErrorKind | 'rpc' | 'client-rejected' | 'cancelled' | 'session-expired' | 'tool';
+export type ErrorDetailKind = ConnectErrorKind | 'rpc' | 'client-rejected' | 'cancelled' | 'session-expired' | 'unsupported' | 'tool';
 
 /** One link of a `-32042` (URL elicitation required) error, as the server sent it (hostile text). */
 export interface RequiredElicitation {

@@ -137,6 +137,14 @@ describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
     expect(error.detail!.responseSeq).toBeUndefined();
   });
 
+  it('a JSON-RPC error in an HTTP error body (tasks/get on the modern era: 404 + -32601): the code from the paired response, the status from the error', async () => {
+    const error = await failure(core, 'getTask', { serverId: ids.modern, taskId: 'any' });
+    expect(error.detail).toMatchObject({ kind: 'rpc', rpcCode: -32601, httpStatus: 404, retryable: false });
+    const request = event(core, error.detail!.requestSeq);
+    expect(request.rpc).toMatchObject({ method: 'tasks/get' });
+    expect((event(core, error.detail!.responseSeq).batch ?? [event(core, error.detail!.responseSeq).rpc!]).find((r) => r.id === request.rpc!.id)).toMatchObject({ kind: 'error', errorCode: -32601 });
+  });
+
   it('resources/read of an unknown resource: a JSON-RPC error with its seqs', async () => {
     const error = await failure(core, 'readResource', { serverId: ids.legacy, uri: 'fixture://no-such-resource' });
     expect(error.detail).toMatchObject({ kind: 'rpc', rpcCode: expect.any(Number) });
@@ -230,6 +238,20 @@ describe('-32042: URL elicitation required', () => {
       expect(error.message).not.toContain('elicitations: [');
       expect(error.detail).toMatchObject({ kind: 'rpc', rpcCode: -32042, retryable: true, elicitations: [{ url: `${LINK_URL}?account=zeta`, elicitationId: expect.stringMatching(/^link-/) }] });
       expectOwnExchange(core, error.detail!.requestSeq, error.detail!.responseSeq, 'needs_link', { account: 'zeta' }, 'error');
+    } finally {
+      await core.shutdown();
+    }
+  });
+  it('a method the server did not declare (completions): JSON-RPC -32601 with its seqs, which the renderer reads as "no completions"', async () => {
+    const core = newCore();
+    try {
+      const id = (await call(core, 'addServer', { name: 'asking', target: { type: 'http', url: asking.url }, era: 'legacy', pingIntervalSec: 0 })).id;
+      await call(core, 'connectServer', { id });
+      expect(core.connections.get(id)!.serverCapabilities()?.completions).toBeUndefined();
+      const error = await failure(core, 'complete', { serverId: id, ref: { type: 'ref/prompt', name: 'anything' }, argument: { name: 'a', value: 'b' } });
+      expect(error.detail).toMatchObject({ kind: 'rpc', rpcCode: -32601, retryable: false });
+      expect(event(core, error.detail!.requestSeq).rpc).toMatchObject({ method: 'completion/complete' });
+      expect(error.detail!.responseSeq).toBeGreaterThan(error.detail!.requestSeq!);
     } finally {
       await core.shutdown();
     }

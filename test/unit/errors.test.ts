@@ -131,9 +131,14 @@ describe('connection/errors.ts reads the error objects', () => {
     expect(describeConnectError({ type: 'stdio', command: 'srv', args: [], env: {}, nonSecretEnv: [] }, error)).toBe('The process "srv" did not complete the MCP handshake within 1.5 s. Its stderr is in Logs.');
   });
 
+  it('a method the client library refuses before sending (no capability, not in this era): kind "unsupported"', () => {
+    expect(errorDetailOf(new SdkError(SdkErrorCode.CapabilityNotSupported, 'Server does not support completions (required for completion/complete)'))).toMatchObject({ kind: 'unsupported', retryable: false });
+    expect(errorDetailOf(new SdkError(SdkErrorCode.MethodNotSupportedByProtocolVersion, 'x', { method: 'tasks/get', era: 'modern' }))).toMatchObject({ kind: 'unsupported' });
+  });
+
   it('a process that exits during the handshake: the SDK\'s ConnectionClosed code', () => {
     const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
-    expect(describeConnectError({ type: 'stdio', command: 'srv', args: [], env: {}, nonSecretEnv: [] }, error)).toBe('The process "srv" exited before completing the MCP handshake. Its stderr is in Logs.');
+    expect(describeConnectError({ type: 'stdio', command: 'srv', args: [], env: {}, nonSecretEnv: [] }, error)).toBe('The process "srv" exited before completing the MCP handshake (Connection closed). Its stderr is in Logs.');
   });
 });
 

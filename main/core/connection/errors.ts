@@ -280,7 +280,9 @@ export function errorDetailOf(error: unknown, extra: ErrorDetail = {}): ErrorDet
   const rpc = rpcErrorOf(error);
   const httpStatus = httpStatusOf(error);
   const elicitations = rpc?.code === URL_ELICITATION_REQUIRED ? elicitationsOf(rpc.data) : undefined;
-  const kind = extra.kind ?? (rpc ? 'rpc' : classifyError(error));
+  const sdk = sdkCodeOf(error);
+  const unsupported = sdk === SdkErrorCode.CapabilityNotSupported || sdk === SdkErrorCode.MethodNotSupportedByProtocolVersion;
+  const kind = extra.kind ?? (rpc ? 'rpc' : unsupported ? 'unsupported' : classifyError(error));
   const detail: ErrorDetail = {
     kind,
     ...(rpc ? { rpcCode: rpc.code } : {}),

@@ -43,6 +43,9 @@ export function requestErrorDetail(error: unknown, seqs: RequestSeqs, durationMs
     const answeredWithResult = seqs.responseSeq !== undefined && seqs.responseIsError === false;
     return errorDetailOf(error, { ...known, kind: answeredWithResult ? 'client-rejected' : 'rpc' });
   }
+  // The SDK reports some JSON-RPC errors as HTTP errors (a 4xx whose body is the JSON-RPC error):
+  // the paired response event has the code.
+  if (seqs.responseIsError && seqs.responseErrorCode !== undefined) return errorDetailOf(error, { ...known, kind: 'rpc', rpcCode: seqs.responseErrorCode });
   return errorDetailOf(error, known);
 }
 

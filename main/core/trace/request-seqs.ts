@@ -18,6 +18,8 @@ export interface RequestSeqs {
   responseSeq?: number;
   /** The response was a JSON-RPC error (else a result). */
   responseIsError?: boolean;
+  /** The code of that JSON-RPC error, as the response event carries it. */
+  responseErrorCode?: number;
 }
 
 interface Context {
@@ -59,6 +61,7 @@ class RequestSeqTracker {
     ctx.seqs.requestSeq = event.seq;
     ctx.seqs.responseSeq = undefined;
     ctx.seqs.responseIsError = undefined;
+    ctx.seqs.responseErrorCode = undefined;
     this.awaiting.set(event.seq, ctx);
   }
 
@@ -68,6 +71,7 @@ class RequestSeqTracker {
     this.awaiting.delete(requestSeq);
     ctx.seqs.responseSeq = response.seq;
     ctx.seqs.responseIsError = rpc.kind === 'error';
+    ctx.seqs.responseErrorCode = rpc.kind === 'error' && typeof rpc.errorCode === 'number' ? rpc.errorCode : undefined;
   }
 }
 
