@@ -374,8 +374,10 @@ export const TaskInfo = z.object({
   /** The tasks/result payload once fetched (a CallToolResult), or why it could not be fetched. */
   result: JsonObject.optional(),
   resultError: z.string().optional(),
+  resultErrorDetail: ErrorDetailShape.optional(),
   /** Polling stopped before a terminal status (bounded polling, server gone…): why. */
   pollError: z.string().optional(),
+  pollErrorDetail: ErrorDetailShape.optional(),
 });
 const TaskRef = z.object({ serverId: ServerId, taskId: z.string().min(1).max(256) }).strict();
 

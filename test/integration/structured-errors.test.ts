@@ -5,7 +5,9 @@
  * knows its own request and response in the trace, even two calls in flight at once to the same
  * server (checked by the events' JSON-RPC ids and arguments).
  */
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractErrorShape, Envelope, LastCheck, MethodName, Result, ServerStatus } from '../../contract';
@@ -151,6 +153,29 @@ describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
     const request = event(core, error.detail!.requestSeq);
     expect(request.rpc).toMatchObject({ method: 'resources/read' });
     expect((event(core, error.detail!.responseSeq).batch ?? [event(core, error.detail!.responseSeq).rpc!]).find((r) => r.id === request.rpc!.id)).toMatchObject({ kind: 'error' });
+  });
+});
+
+describe('the CLI (built: npx electron-vite build) decides its exit code from the detail', () => {
+  let fixture: RunningFixture;
+  beforeAll(async () => {
+    fixture = await startFixture({ transport: 'http', era: 'legacy' });
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
+  const cli = (args: string[]) =>
+    new Promise<{ code: number; stderr: string }>((resolve) => {
+      const root = join(import.meta.dirname, '../..');
+      execFile(process.execPath, [join(root, 'bin/switchboard.mjs'), ...args], { cwd: root, timeout: 60_000 }, (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }));
+    });
+
+  it('a timeout exits 6; a JSON-RPC error whose message says "timed out" is not a timeout (exit 5)', async () => {
+    const timedOut = await cli(['call', 'slow_count', '--args', '{"steps":1,"delayMs":5000}', '--timeout', '300ms', '--url', fixture.url]);
+    expect(timedOut.code).toBe(6);
+    const rpc = await cli(['call', 'protocol_error', '--args', '{"message":"the upstream timed out"}', '--url', fixture.url]);
+    expect(rpc.stderr).toContain('the upstream timed out');
+    expect(rpc.code).toBe(5);
   });
 });
 
