@@ -3,9 +3,9 @@
  * history of this run, the call audit, remembered inputs, saved calls.
  */
 import { randomUUID } from 'node:crypto';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { AuditRecord, ErrorDetail, HistoryEntry } from '../../../contract';
 import { resolveName } from '../catalog/catalog';
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { classifyError, httpStatusOf, sdkCodeOf } from '../connection/errors';
 import { SessionExpiredError } from '../connection/server-connection';
 import { SEPARATOR, uniqueSlugs } from '../catalog/names';
