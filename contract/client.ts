@@ -27,12 +27,20 @@ export type SwitchboardApi = {
 export class ContractError extends Error implements ContractErrorShape {
   readonly code: ContractErrorShape['code'];
   readonly issues: ContractErrorShape['issues'];
+  /** The facts behind the message (JSON-RPC code, HTTP status, trace seqs…): read these, never the message. */
+  readonly detail: ContractErrorShape['detail'];
   constructor(shape: ContractErrorShape) {
     super(shape.message);
     this.name = 'ContractError';
     this.code = shape.code;
     this.issues = shape.issues;
+    this.detail = shape.detail;
   }
+}
+
+/** The detail of an error a contract call threw (undefined for anything else). */
+export function errorDetailOf(error: unknown): ContractErrorShape['detail'] {
+  return error instanceof ContractError ? error.detail : undefined;
 }
 
 export function createApi(carrier: Carrier): SwitchboardApi {

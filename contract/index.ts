@@ -5,9 +5,14 @@
  */
 import { z } from 'zod';
 import type { EventName, MethodName } from './names';
+import { CONNECT_ERROR_KINDS, type ErrorDetail } from './errors';
 import { CHANNELS, EVENT_KINDS, type ServerSnapshot, type TraceEvent } from './trace';
 
 export * from './names';
+export * from './errors';
+
+/** Error details are produced by our own code (main/core/connection/errors.ts): typed, not re-validated. */
+const ErrorDetailShape = z.custom<ErrorDetail>();
 
 // ---------------------------------------------------------------------------------------
 // Shared shapes
@@ -133,6 +138,8 @@ export const LastCheck = z.object({
   toolCount: z.number().int(),
   durationMs: z.number(),
   error: z.string().optional(),
+  /** The facts behind `error` (kind, HTTP status, retryable). */
+  errorDetail: ErrorDetailShape.optional(),
   era: z.enum(['legacy', 'modern']).optional(),
   protocolVersion: z.string().optional(),
 });
@@ -149,7 +156,9 @@ export const ServerStatus = z.object({
   /** A readable error: which server, which channel, what happened, what to try. */
   error: z.string().optional(),
   /** What kind of failure `error` is: decides retries, CLI exit codes and hints. */
-  errorKind: z.enum(['config', 'auth', 'unreachable', 'timeout', 'protocol']).optional(),
+  errorKind: z.enum(CONNECT_ERROR_KINDS).optional(),
+  /** The facts behind `error` (kind, HTTP status, retryable). */
+  errorDetail: ErrorDetailShape.optional(),
   era: z.enum(['legacy', 'modern']).optional(),
   protocolVersion: z.string().optional(),
   serverInfo: z.object({ name: z.string(), version: z.string().optional() }).optional(),
@@ -264,6 +273,7 @@ export const HistoryEntry = z.object({
   outcome: z.enum(['ok', 'tool-error', 'rpc-error', 'timeout', 'transport-error', 'cancelled']),
   error: z.string().optional(),
   traceSeq: z.number().optional(),
+  responseSeq: z.number().optional(),
 });
 
 export const SavedCall = z.object({
@@ -297,6 +307,8 @@ export const CallToolResult = z.object({
   durationMs: z.number(),
   /** The trace event of the request, to jump to its exchange in the Traffic view. */
   traceSeq: z.number().optional(),
+  /** The trace event carrying its response (paired by JSON-RPC id). */
+  responseSeq: z.number().optional(),
   /** The server's result, as it arrived (content blocks, structuredContent, isError). */
   result: JsonObject,
 });
@@ -364,8 +376,10 @@ export const TaskInfo = z.object({
   /** The tasks/result payload once fetched (a CallToolResult), or why it could not be fetched. */
   result: JsonObject.optional(),
   resultError: z.string().optional(),
+  resultErrorDetail: ErrorDetailShape.optional(),
   /** Polling stopped before a terminal status (bounded polling, server gone…): why. */
   pollError: z.string().optional(),
+  pollErrorDetail: ErrorDetailShape.optional(),
 });
 const TaskRef = z.object({ serverId: ServerId, taskId: z.string().min(1).max(256) }).strict();
 
@@ -613,4 +627,6 @@ export interface ContractErrorShape {
   message: string;
   /** Field-level detail for invalid arguments: path → message. */
   issues?: { path: string; message: string }[];
+  /** What main knew about the failure (JSON-RPC code, HTTP status, trace seqs…): never parse the message. */
+  detail?: ErrorDetail;
 }

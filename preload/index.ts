@@ -6,11 +6,13 @@
  * names, so no schema library is bundled into it.
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import type { ErrorDetail } from '../contract/errors';
 import { EVENT_NAMES, METHOD_NAMES, ipcChannel, type EventName, type MethodName } from '../contract/names';
 
 /**
  * The reply envelope, as `contract/index.ts` defines `Envelope` (restated here so that this
- * file imports only `contract/names.ts`; test/unit/preload.test.ts proves both stay equal).
+ * file imports only `contract/names.ts` and the zod-free types of `contract/errors.ts`;
+ * test/unit/preload.test.ts proves both stay equal).
  */
 export type PreloadEnvelope =
   | { ok: true; result: unknown }
@@ -20,6 +22,7 @@ export type PreloadEnvelope =
         code: 'invalid-arguments' | 'unknown-method' | 'not-found' | 'conflict' | 'failed';
         message: string;
         issues?: { path: string; message: string }[];
+        detail?: ErrorDetail;
       };
     };
 

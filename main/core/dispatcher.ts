@@ -3,7 +3,6 @@
  * calls the core handler, and turns every outcome into an envelope. It knows nothing about
  * Electron or WebSockets: a carrier hands it a method name and raw arguments.
  */
-import type { z } from 'zod';
 import { LIMITS, depthOf } from '../../contract/bounded-json';
 import {
   METHOD_NAMES,
@@ -14,31 +13,14 @@ import {
   type MethodName,
   type Result,
 } from '../../contract';
+import { CoreError, formatIssues } from './errors';
 
 export type Handlers = { [M in MethodName]: (args: Args<M>) => Promise<Result<M>> };
-
-/** Thrown by handlers for errors the user should read as they are. */
-export class CoreError extends Error {
-  constructor(
-    readonly code: ContractErrorShape['code'],
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CoreError';
-  }
-}
 
 export type Dispatch = (method: string, rawArgs: unknown) => Promise<Envelope>;
 
 export function isMethodName(name: string): name is MethodName {
   return (METHOD_NAMES as readonly string[]).includes(name);
-}
-
-export function formatIssues(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(arguments)',
-    message: issue.message,
-  }));
 }
 
 export function createDispatcher(handlers: Handlers, onUnexpected?: (method: string, error: unknown) => void): Dispatch {
@@ -58,7 +40,7 @@ export function createDispatcher(handlers: Handlers, onUnexpected?: (method: str
       const handler = handlers[method] as (args: unknown) => Promise<unknown>;
       return { ok: true, result: await handler(parsed.data) };
     } catch (error) {
-      if (error instanceof CoreError) return fail({ code: error.code, message: error.message });
+      if (error instanceof CoreError) return fail({ code: error.code, message: error.message, ...(error.detail ? { detail: error.detail } : {}) });
       onUnexpected?.(method, error);
       return fail({ code: 'failed', message: error instanceof Error ? error.message : String(error) });
     }

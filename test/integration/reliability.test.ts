@@ -912,7 +912,7 @@ describe.each(ERAS)('stdio faults, %s era', (era) => {
     expect(failed.state).toBe('error');
     if (era === 'legacy') {
       expect(failed.errorKind).toBe('timeout');
-      expect(failed.error).toMatch(/^stdio ".+": Request timed out$/);
+      expect(failed.error).toMatch(/^The process ".+" did not complete the MCP handshake within 2 s\. Its stderr is in Logs\.$/);
     } else {
       // the SDK reads an unanswered probe as "not a modern server"
       expect(failed.errorKind).toBe('protocol');

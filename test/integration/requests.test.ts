@@ -503,7 +503,7 @@ describe('policies: answered without asking anyone', () => {
 // ---------------------------------------------------------------------------------------
 
 describe('-32042: URL elicitation required (2025 era)', () => {
-  it('the call error names the link (parseable by the renderer); the server confirms; calling again succeeds', async () => {
+  it('the call error names the link (typed in its detail for the renderer); the server confirms; calling again succeeds', async () => {
     const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 't' });
     const w = watch(core);
     try {
@@ -514,7 +514,7 @@ describe('-32042: URL elicitation required (2025 era)', () => {
       const message = first.ok ? '' : first.error.message;
       expect(message).toContain('URL elicitation required (-32042)');
       expect(message).toContain(`${LINK_URL}?account=acme`);
-      const links = parseUrlElicitationRequired(message);
+      const links = parseUrlElicitationRequired(first.ok ? undefined : first.error.detail);
       expect(links).toHaveLength(1);
       expect(links![0]).toMatchObject({ url: `${LINK_URL}?account=acme`, message: 'Link the account "acme" before using this tool.' });
       const elicitationId = links![0]!.elicitationId!;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ServerConfigInput } from '../../contract';
 import { exportServers } from '../../main/core/config/export';
 import { parseServerFile } from '../../main/core/config/import';
-import { formatIssues } from '../../main/core/dispatcher';
+import { formatIssues } from '../../main/core/errors';
 
 const stdio = { type: 'stdio', command: 'node' } as const;
 const http = { type: 'http', url: 'https://example.com/mcp' } as const;

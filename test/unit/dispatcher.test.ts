@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CoreError, createDispatcher, type Handlers } from '../../main/core/dispatcher';
+import { createDispatcher, type Handlers } from '../../main/core/dispatcher';
+import { CoreError } from '../../main/core/errors';
 import { METHOD_NAMES } from '../../contract';
 
 function handlers(overrides: Partial<Handlers> = {}): Handlers {

@@ -197,7 +197,7 @@ async function callCommand(args: string[], io: Screen): Promise<number> {
     if (!statuses.some((s) => s.state === 'connected')) return failureExit(statuses);
     const reply = await core.dispatch('callTool', { tool, args: toolArgs, timeoutMs });
     if (!reply.ok) {
-      const timedOut = /timed? ?out/i.test(reply.error.message);
+      const timedOut = reply.error.detail?.kind === 'timeout';
       io.err(`switchboard: ${tool}: ${reply.error.message}\n`);
       return timedOut ? EXIT.timeout : reply.error.code === 'not-found' || reply.error.code === 'conflict' ? EXIT.usage : EXIT.toolError;
     }

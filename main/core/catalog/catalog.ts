@@ -5,7 +5,7 @@
  * bare name is an error that lists the candidates.
  */
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
-import { CoreError } from '../dispatcher';
+import { CoreError } from '../errors';
 import type { ServerLists } from '../connection/server-connection';
 import { SEPARATOR, namespacedName, uniqueSlugs } from './names';
 

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { ServerConfigInput } from '../../../contract';
-import { formatIssues } from '../dispatcher';
+import { formatIssues } from '../errors';
 
 /** A server entry as parsed: validated, defaults applied. */
 export type ImportedServer = z.output<typeof ServerConfigInput>;

@@ -32,7 +32,7 @@ import { AuthService } from '../auth/auth-service';
 import { NoOAuthMetadataError, OAuthStepError, type SwitchboardOAuthProvider } from '../auth/oauth-provider';
 import { Redactor } from '../trace/redact';
 import { isHandlingFailure, recordedByTransport } from '../transport/contained';
-import { describeConnectError, httpStatusOf, metadataRefusal, retryDecision } from './errors';
+import { describeConnectError, errorCode, errorDetailOf, httpStatusOf, metadataRefusal, retryDecision, sdkCodeOf, URL_ELICITATION_REQUIRED, elicitationsOf } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
 
 export const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' } as const;
@@ -114,6 +114,8 @@ export class ServerConnection {
   private idleTimer: NodeJS.Timeout | undefined;
   private missedPings = 0;
   private idle = false;
+  /** The error of the last failed connect attempt (kept for "Test connection"). */
+  private lastConnectError: unknown;
   /** Tool calls in flight, so a server's question can be tied to the call that caused it. */
   private readonly activeCalls = new Map<symbol, { tool: string; callId?: string }>();
 
@@ -334,10 +336,11 @@ export class ServerConnection {
     try {
       await probe.connect();
       const status = probe.snapshot();
-      if (status.state !== 'connected') throw new Error(status.error ?? 'connection failed');
+      if (status.state !== 'connected') throw probe.lastConnectError ?? new Error(status.error ?? 'connection failed');
       return { ok: true, at: Date.now(), toolCount: probe.listTools().length, durationMs: performance.now() - started, era: status.era, protocolVersion: status.protocolVersion };
     } catch (error) {
-      return { ok: false, at: Date.now(), toolCount: 0, durationMs: performance.now() - started, error: describeConnectError(this.config.target, error) };
+      const durationMs = performance.now() - started;
+      return { ok: false, at: Date.now(), toolCount: 0, durationMs, error: describeConnectError(this.config.target, error), errorDetail: errorDetailOf(error, { durationMs, retryable: retryDecision(error).retry }) };
     } finally {
       await probe.disconnect();
     }
@@ -350,6 +353,7 @@ export class ServerConnection {
     this.connecting ??= this.establish()
       .then(() => {
         this.failures = 0;
+        this.lastConnectError = undefined;
       })
       .catch((error: unknown) => this.onConnectFailed(error))
       .finally(() => {
@@ -361,6 +365,8 @@ export class ServerConnection {
   private onConnectFailed(error: unknown): void {
     const message = describeConnectError(this.config.target, error);
     const decision = retryDecision(error);
+    const errorDetail = errorDetailOf(error, { kind: decision.kind, retryable: decision.retry });
+    this.lastConnectError = error;
     this.failures++;
     // The sign-in's own failures are already on its record; others that are about auth go there too.
     if (decision.kind === 'auth' && !(error instanceof OAuthStepError) && !(error instanceof NoOAuthMetadataError)) this.authProvider()?.noteFailure(metadataRefusal(error) ? 'as-metadata' : 'connect', message);
@@ -369,7 +375,7 @@ export class ServerConnection {
       const delay = backoffDelay(this.failures, this.deps.backoffBaseMs);
       const nextAttemptAt = Date.now() + delay;
       this.trace({ channel: 'lifecycle', kind: 'reconnect', dir: 'none', text: `attempt ${this.failures + 1} of ${this.config.retries + 1} in ${delay} ms`, meta: { attempt: this.failures + 1, delayMs: delay, nextAttemptAt } });
-      this.setState('reconnecting', { error: message, errorKind: decision.kind, attempt: this.failures + 1, nextAttemptAt });
+      this.setState('reconnecting', { error: message, errorKind: decision.kind, errorDetail, attempt: this.failures + 1, nextAttemptAt });
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;
         if (this.wanted) void this.attempt();
@@ -377,7 +383,7 @@ export class ServerConnection {
       return;
     }
     const why = !decision.retry ? ` Not retried: ${decision.why}.` : this.config.retries > 0 && this.wanted ? ` Gave up after ${this.failures} attempts.` : '';
-    this.setState('error', { error: message + why, errorKind: decision.kind });
+    this.setState('error', { error: message + why, errorKind: decision.kind, errorDetail });
   }
 
   private async establish(): Promise<void> {
@@ -778,8 +784,11 @@ export class ServerConnection {
  * HTTP: a 4xx from a Streamable HTTP endpoint suggests the legacy SSE transport instead.
  */
 function worthAnotherTransport(kind: HttpKind | undefined, error: unknown): boolean {
-  const message = errorMessage(error);
-  if (kind === undefined) return /negotiation failed|closed/i.test(message) && !/ENOENT|EACCES/.test(message);
+  if (kind === undefined) {
+    const code = errorCode(error);
+    const sdk = sdkCodeOf(error);
+    return (sdk === SdkErrorCode.EraNegotiationFailed || sdk === SdkErrorCode.ConnectionClosed) && code !== 'ENOENT' && code !== 'EACCES';
+  }
   const status = httpStatusOf(error);
   return kind === 'streamable-http' && status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
@@ -797,23 +806,18 @@ function chain(first: (() => void) | undefined, second: () => void): () => void 
 
 /**
  * A `-32042` error (URL elicitation required, 2025 era) names the URLs only in its data: put them
- * in the message, readable, with a last line the renderer parses (`elicitations: [...]`).
+ * in the message, readable (the links travel typed in the error's detail: `elicitations`).
  */
 function withElicitationUrls(error: unknown): unknown {
-  const e = error as { code?: unknown; message?: unknown; data?: { elicitations?: unknown } } | undefined;
-  if (e?.code !== -32042 || !Array.isArray(e.data?.elicitations)) return error;
-  const elicitations = (e.data.elicitations as Record<string, unknown>[])
-    .filter((x) => x && typeof x.url === 'string')
-    .slice(0, 10)
-    .map((x) => ({ url: String(x.url).slice(0, 8192), elicitationId: typeof x.elicitationId === 'string' ? x.elicitationId.slice(0, 500) : undefined, message: typeof x.message === 'string' ? x.message.slice(0, 2000) : undefined }));
-  if (elicitations.length === 0) return error;
+  if (!(error instanceof ProtocolError) || error.code !== URL_ELICITATION_REQUIRED) return error;
+  const elicitations = elicitationsOf(error.data);
+  if (!elicitations) return error;
   const lines = elicitations.map((x) => `  ${x.url}${x.message ? ` — ${x.message}` : ''}`).join('\n');
-  const wrapped = new ProtocolError(
-    -32042,
-    `URL elicitation required (-32042): ${String(e.message ?? '')}\nThe server asks you to open ${elicitations.length > 1 ? 'these links' : 'this link'} first, then call again:\n${lines}\nelicitations: ${JSON.stringify(elicitations)}`,
-    e.data,
+  return new ProtocolError(
+    URL_ELICITATION_REQUIRED,
+    `URL elicitation required (-32042): ${error.message}\nThe server asks you to open ${elicitations.length > 1 ? 'these links' : 'this link'} first, then call again:\n${lines}`,
+    error.data,
   );
-  return wrapped;
 }
 
 /** Closes quietly; a half-open connection may fail to close, it is gone either way. */

@@ -1,7 +1,8 @@
 /** Handlers for signing in to servers that ask for OAuth. */
 import { AuthService } from '../auth/auth-service';
 import type { PopupLogin } from '../auth/popup-login';
-import { CoreError, type Handlers } from '../dispatcher';
+import type { Handlers } from '../dispatcher';
+import { CoreError } from '../errors';
 import { findConnection, type CoreContext } from './context';
 
 type AuthHandlers = Pick<Handlers, 'authStatus' | 'signIn' | 'signOut' | 'cancelSignIn' | 'pendingSignIns' | 'authStepMode' | 'authContinue'>;

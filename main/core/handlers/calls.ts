@@ -3,14 +3,17 @@
  * history of this run, the call audit, remembered inputs, saved calls.
  */
 import { randomUUID } from 'node:crypto';
-import type { AuditRecord, HistoryEntry } from '../../../contract';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { AuditRecord, ErrorDetail, HistoryEntry } from '../../../contract';
 import { resolveName } from '../catalog/catalog';
-import { classifyError, httpStatusOf } from '../connection/errors';
+import { classifyError, httpStatusOf, sdkCodeOf } from '../connection/errors';
 import { SessionExpiredError } from '../connection/server-connection';
 import { SEPARATOR, uniqueSlugs } from '../catalog/names';
-import { CoreError, type Handlers } from '../dispatcher';
+import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
+import type { Handlers } from '../dispatcher';
+import { CoreError } from '../errors';
 import { currentCatalog } from './catalog';
-import { findConnection, type CoreContext } from './context';
+import { findConnection, requestErrorDetail, type CoreContext } from './context';
 
 const HISTORY_KEEP = 500;
 const MESSAGE_CLIP = 400;
@@ -30,9 +33,22 @@ export function describeCallError(serverName: string, requestTimeoutSec: number,
     return `${serverName}: tools/call timed out after ${seconds} s with no answer. The server may be slow (raise the request timeout in the server's settings) or its answer was lost (see Traffic). ${detail}`;
   }
   if (status) return `${serverName}: tools/call failed with HTTP ${status}. ${detail}`;
-  if (/\bterminated\b|fetch failed|connection closed|ECONNRESET|socket hang up/i.test(raw)) return `${serverName}: the connection failed during tools/call (${detail}). Switchboard reconnects by itself; the call was not repeated.`;
-  if (/content type|invalid_type|expected|JSON/i.test(raw)) return `${serverName}: the server's answer to tools/call was not valid MCP: ${detail}`;
+  const sdk = sdkCodeOf(error);
+  if (kind === 'unreachable' || sdk === SdkErrorCode.ConnectionClosed || sdk === SdkErrorCode.SendFailed || (error instanceof TypeError && !(error instanceof SdkError))) {
+    return `${serverName}: the connection failed during tools/call (${detail}). Switchboard reconnects by itself; the call was not repeated.`;
+  }
+  // A body that is not JSON (SyntaxError), JSON that is not JSON-RPC (the SDK's schema check: a ZodError), the wrong content type.
+  const name = (error as { name?: unknown } | undefined)?.name;
+  if (error instanceof SyntaxError || name === 'ZodError' || sdk === SdkErrorCode.InvalidResult || sdk === SdkErrorCode.ClientHttpUnexpectedContent || sdk === SdkErrorCode.UnsupportedResultType) return `${serverName}: the server's answer to tools/call was not valid MCP: ${detail}`;
   return `${serverName}: tools/call failed: ${detail}`;
+}
+
+/** What the audit and the history call a failure. */
+function outcomeOf(detail: ErrorDetail): AuditRecord['outcome'] {
+  if (detail.kind === 'cancelled') return 'cancelled';
+  if (detail.kind === 'timeout') return 'timeout';
+  if (detail.kind === 'rpc' || detail.kind === 'client-rejected') return 'rpc-error';
+  return 'transport-error';
 }
 
 /** A call addressed to a server that is configured but not connected says so, with the server's own error. */
@@ -88,15 +104,15 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
       if (callId && active.has(callId)) throw new CoreError('conflict', `A call with id "${callId}" is already running.`);
       const controller = new AbortController();
       if (callId) active.set(callId, controller);
-      const firstSeq = ctx.trace.store.size;
       const started = performance.now();
       rememberInput(entry.name, args);
+      // The seqs of this call's own request and response, filled as the transport records them.
+      let seqs: RequestSeqs = {};
 
       const finish = (outcome: AuditRecord['outcome'], error?: unknown) => {
         const durationMs = performance.now() - started;
-        const request = ctx.trace.store.query({ servers: [entry.serverId], methods: ['tools/call'], kinds: ['http-request', 'jsonrpc-out'], cursor: firstSeq, limit: 1 }).events[0];
         const message = error === undefined ? undefined : connection.redactor.text(error instanceof Error ? error.message : String(error));
-        history.unshift({ id: randomUUID(), ts: Date.now(), serverId: entry.serverId, serverName: entry.serverName, tool: entry.name, args, durationMs, outcome, error: message, traceSeq: request?.seq });
+        history.unshift({ id: randomUUID(), ts: Date.now(), serverId: entry.serverId, serverName: entry.serverName, tool: entry.name, args, durationMs, outcome, error: message, traceSeq: seqs.requestSeq, responseSeq: seqs.responseSeq });
         if (history.length > HISTORY_KEEP) history.length = HISTORY_KEEP;
         const settings = ctx.settings.read();
         ctx.audit.append({
@@ -110,29 +126,31 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
           outcome,
           ...(error !== undefined ? { errorClass: classifyError(error), error: message } : {}),
         });
-        return { durationMs, traceSeq: request?.seq };
+        return { durationMs };
       };
 
       try {
-        const result = await connection.callTool(entry.originalName, args, {
-          timeoutMs,
-          signal: controller.signal,
-          resetTimeoutOnProgress,
-          callId,
-          onprogress: callId ? (p) => ctx.events.emit('callProgress', { callId, progress: p.progress, total: p.total, message: p.message }) : undefined,
+        const result = await trackRequest(ctx.trace, entry.serverId, 'tools/call', (tracked) => {
+          seqs = tracked;
+          return connection.callTool(entry.originalName, args, {
+            timeoutMs,
+            signal: controller.signal,
+            resetTimeoutOnProgress,
+            callId,
+            onprogress: callId ? (p) => ctx.events.emit('callProgress', { callId, progress: p.progress, total: p.total, message: p.message }) : undefined,
+          });
         });
-        const { durationMs, traceSeq } = finish(result.isError === true ? 'tool-error' : 'ok');
-        return { serverId: entry.serverId, tool: entry.name, durationMs, traceSeq, result };
+        const { durationMs } = finish(result.isError === true ? 'tool-error' : 'ok');
+        return { serverId: entry.serverId, tool: entry.name, durationMs, traceSeq: seqs.requestSeq, responseSeq: seqs.responseSeq, result };
       } catch (error) {
-        const cancelled = controller.signal.aborted;
-        const isRpc = typeof (error as { code?: unknown }).code === 'number';
-        const outcome = cancelled ? 'cancelled' : classifyError(error) === 'timeout' ? 'timeout' : isRpc ? 'rpc-error' : 'transport-error';
-        finish(outcome, error);
-        if (cancelled) throw new CoreError('failed', `Cancelled: ${entry.name} was cancelled and the server was told (notifications/cancelled).`);
-        // The JSON-RPC code does not survive the contract's error shape on its own: name it in the message.
-        if (error instanceof SessionExpiredError) throw new CoreError('failed', error.message);
-        if (outcome === 'rpc-error') throw new CoreError('failed', `JSON-RPC error ${(error as { code: number }).code}: ${error instanceof Error ? error.message : String(error)}`);
-        throw new CoreError('failed', describeCallError(entry.serverName, connection.config.requestTimeoutSec, timeoutMs, error, connection.redactor.text.bind(connection.redactor)));
+        const detail = requestErrorDetail(error, seqs, 0, controller.signal.aborted);
+        const { durationMs } = finish(outcomeOf(detail), error);
+        detail.durationMs = durationMs;
+        if (detail.kind === 'cancelled') throw new CoreError('failed', `Cancelled: ${entry.name} was cancelled and the server was told (notifications/cancelled).`, detail);
+        if (detail.kind === 'session-expired') throw new CoreError('failed', (error as Error).message, detail);
+        // The server's own words; the code, data and seqs travel in the detail.
+        if (detail.kind === 'rpc' || detail.kind === 'client-rejected') throw new CoreError('failed', connection.redactor.text(error instanceof Error ? error.message : String(error)), detail);
+        throw new CoreError('failed', describeCallError(entry.serverName, connection.config.requestTimeoutSec, timeoutMs, error, connection.redactor.text.bind(connection.redactor)), detail);
       } finally {
         if (callId) active.delete(callId);
       }

@@ -1,7 +1,8 @@
 /** Handlers for the namespaced catalog and tool calls (with the call audit). */
 import { CatalogCache, resolveName, type Catalog } from '../catalog/catalog';
-import { CoreError, type Handlers } from '../dispatcher';
-import { findConnection, type CoreContext } from './context';
+import type { Handlers } from '../dispatcher';
+import { CoreError } from '../errors';
+import { findConnection, requestServer, type CoreContext } from './context';
 
 type CatalogHandlers = Pick<Handlers, 'listTools' | 'listPrompts' | 'listResources' | 'toolCollisions' | 'getPrompt' | 'readResource' | 'complete' | 'subscribeResource' | 'setLogLevel'>;
 
@@ -33,20 +34,20 @@ export function catalogHandlers(ctx: CoreContext): CatalogHandlers {
       const catalog = currentCatalog(ctx);
       const entry = resolveName(catalog.prompts, catalog.slugs, name, 'prompt', serverId);
       const started = performance.now();
-      const result = await findConnection(ctx, entry.serverId).withClient('prompts/get', true, (client, timeout) => client.getPrompt({ name: entry.originalName, arguments: args }, { timeout }));
+      const result = await requestServer(ctx, findConnection(ctx, entry.serverId), 'prompts/get', (client, timeout) => client.getPrompt({ name: entry.originalName, arguments: args }, { timeout }));
       return { serverId: entry.serverId, name: entry.name, result: result as Record<string, unknown>, durationMs: performance.now() - started };
     },
     readResource: async ({ serverId, uri }) => {
       const started = performance.now();
-      const result = await findConnection(ctx, serverId).withClient('resources/read', true, (client, timeout) => client.readResource({ uri }, { timeout, cacheMode: 'bypass' }));
+      const result = await requestServer(ctx, findConnection(ctx, serverId), 'resources/read', (client, timeout) => client.readResource({ uri }, { timeout, cacheMode: 'bypass' }));
       return { serverId, uri, result: result as Record<string, unknown>, durationMs: performance.now() - started };
     },
     complete: async ({ serverId, ref, argument, context }) => {
-      const result = await findConnection(ctx, serverId).withClient('completion/complete', true, (client, timeout) => client.complete({ ref, argument, ...(context ? { context } : {}) }, { timeout }));
+      const result = await requestServer(ctx, findConnection(ctx, serverId), 'completion/complete', (client, timeout) => client.complete({ ref, argument, ...(context ? { context } : {}) }, { timeout }));
       return { values: result.completion.values, total: result.completion.total, hasMore: result.completion.hasMore };
     },
     subscribeResource: async ({ serverId, uri, subscribe }) => {
-      await findConnection(ctx, serverId).withClient(subscribe ? 'resources/subscribe' : 'resources/unsubscribe', true, (client, timeout) =>
+      await requestServer(ctx, findConnection(ctx, serverId), subscribe ? 'resources/subscribe' : 'resources/unsubscribe', (client, timeout) =>
         subscribe ? client.subscribeResource({ uri }, { timeout }) : client.unsubscribeResource({ uri }, { timeout }),
       );
       return { subscribed: subscribe };
@@ -54,7 +55,7 @@ export function catalogHandlers(ctx: CoreContext): CatalogHandlers {
     setLogLevel: async ({ serverId, level }) => {
       const connection = findConnection(ctx, serverId);
       if (connection.snapshot().era === 'modern') throw new CoreError('conflict', 'logging/setLevel does not exist in the modern (2026-07-28) era: the level travels with each request.');
-      await connection.withClient('logging/setLevel', true, (client, timeout) => client.setLoggingLevel(level, { timeout }));
+      await requestServer(ctx, connection, 'logging/setLevel', (client, timeout) => client.setLoggingLevel(level, { timeout }));
       return { level };
     },
   };

@@ -1,12 +1,16 @@
 /** What every group of handlers works with. */
+import type { Client } from '@modelcontextprotocol/client';
+import type { ErrorDetail } from '../../../contract';
 import type { AuditLog } from '../audit/audit-log';
+import { errorDetailOf, isTimeout, rpcErrorOf } from '../connection/errors';
 import type { ConnectionManager } from '../connection/manager';
-import type { ServerConnection } from '../connection/server-connection';
-import { CoreError } from '../dispatcher';
+import { SessionExpiredError, type ServerConnection } from '../connection/server-connection';
+import { CoreError } from '../errors';
 import type { EventHub } from '../events';
 import type { LogBus } from '../logs/log-bus';
 import type { SettingsStore } from '../store/settings';
 import type { TraceHub } from '../trace/hub';
+import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
 
 export interface CoreContext {
   settings: SettingsStore;
@@ -23,4 +27,48 @@ export function findConnection(ctx: CoreContext, id: string): ServerConnection {
   const connection = ctx.connections.get(id);
   if (!connection) throw new CoreError('not-found', `No server with id "${id}".`);
   return connection;
+}
+
+/**
+ * The detail of a failed request to a server, from the error object and the request's own trace
+ * events: a JSON-RPC error when the server answered with one; `client-rejected` when it answered
+ * with a result that the client library refused (the paired response is a result, not an error).
+ */
+export function requestErrorDetail(error: unknown, seqs: RequestSeqs, durationMs: number, cancelled = false): ErrorDetail {
+  const known = { requestSeq: seqs.requestSeq, responseSeq: seqs.responseSeq, durationMs };
+  if (cancelled) return errorDetailOf(error, { ...known, kind: 'cancelled', retryable: true });
+  if (error instanceof SessionExpiredError) return errorDetailOf(error, { ...known, kind: 'session-expired' });
+  if (isTimeout(error)) return errorDetailOf(error, { ...known, kind: 'timeout' });
+  if (rpcErrorOf(error)) {
+    const answeredWithResult = seqs.responseSeq !== undefined && seqs.responseIsError === false;
+    return errorDetailOf(error, { ...known, kind: answeredWithResult ? 'client-rejected' : 'rpc' });
+  }
+  // The SDK reports some JSON-RPC errors as HTTP errors (a 4xx whose body is the JSON-RPC error):
+  // the paired response event has the code.
+  if (seqs.responseIsError && seqs.responseErrorCode !== undefined) return errorDetailOf(error, { ...known, kind: 'rpc', rpcCode: seqs.responseErrorCode });
+  return errorDetailOf(error, known);
+}
+
+/**
+ * Runs one request to a server (`run` sends `method`), learning the seqs of its own trace events;
+ * a failure becomes a CoreError that says what happened, in words (`what failed: …`) and in its detail.
+ */
+export async function trackedRequest<T>(ctx: CoreContext, connection: ServerConnection, method: string, what: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  let seqs: RequestSeqs = {};
+  try {
+    return await trackRequest(ctx.trace, connection.id, method, (tracked) => {
+      seqs = tracked;
+      return run();
+    });
+  } catch (error) {
+    if (error instanceof CoreError) throw error;
+    const message = connection.redactor.text(error instanceof Error ? error.message : String(error));
+    throw new CoreError('failed', `${what} failed: ${message}`, requestErrorDetail(error, seqs, performance.now() - started));
+  }
+}
+
+/** A safe request (list, read, get: repeated once on a renewed session) through the server's live client. */
+export function requestServer<T>(ctx: CoreContext, connection: ServerConnection, method: string, op: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
+  return trackedRequest(ctx, connection, method, `${connection.config.name}: ${method}`, () => connection.withClient(method, true, op));
 }

@@ -1,6 +1,7 @@
 /** Handlers for server-initiated requests: the pending queue, answers, roots, opening URLs. */
 import type { PendingRequest } from '../../../contract';
-import { CoreError, type Handlers } from '../dispatcher';
+import type { Handlers } from '../dispatcher';
+import { CoreError } from '../errors';
 import type { RequestBroker } from '../requests/broker';
 import { validateContent, withDefaults, type RequestedSchema } from '../requests/elicitation';
 import { checkExternalUrl } from '../requests/external-url';

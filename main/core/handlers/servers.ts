@@ -5,7 +5,8 @@ import type { ServerConfig, ServerConfigInput, ServerStatus } from '../../../con
 import { discoverConfigs, knownConfigLocations } from '../config/discover';
 import { exportServers } from '../config/export';
 import { parseServerFile } from '../config/import';
-import { CoreError, type Handlers } from '../dispatcher';
+import type { Handlers } from '../dispatcher';
+import { CoreError } from '../errors';
 import { findConnection, type CoreContext } from './context';
 
 type ServerHandlers = Pick<

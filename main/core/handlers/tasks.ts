@@ -3,40 +3,41 @@
  * its result, cancel it. The tool is resolved through the catalog like an ordinary call.
  */
 import { resolveName } from '../catalog/catalog';
-import { CoreError, type Handlers } from '../dispatcher';
+import type { Handlers } from '../dispatcher';
+import { CoreError } from '../errors';
 import { TaskRunner } from '../tasks/task-runner';
+import type { ServerConnection } from '../connection/server-connection';
 import { currentCatalog } from './catalog';
-import { findConnection, type CoreContext } from './context';
+import { findConnection, trackedRequest, type CoreContext } from './context';
 
 type TaskHandlers = Pick<Handlers, 'runToolAsTask' | 'getTask' | 'taskResult' | 'cancelTask' | 'listTasks'>;
 
-const failed = (what: string, error: unknown): CoreError => new CoreError('failed', `${what} failed: ${error instanceof Error ? error.message : String(error)}`);
-
 export function taskHandlers(ctx: CoreContext, runner = new TaskRunner({ emit: (payload) => ctx.events.emit('taskStatus', payload) })): TaskHandlers {
+  const tracked = <T>(connection: ServerConnection, method: string, what: string, run: () => Promise<T>) => trackedRequest(ctx, connection, method, what, run);
+
   return {
     runToolAsTask: async ({ tool, serverId, args, ttlMs }) => {
       const catalog = currentCatalog(ctx);
       const entry = resolveName(catalog.tools, catalog.slugs, tool, 'tool', serverId);
       if (entry.taskSupport === 'forbidden') throw new CoreError('conflict', `${entry.name} does not support task execution (execution.taskSupport is "forbidden").`);
       const connection = findConnection(ctx, entry.serverId);
-      try {
-        const info = await runner.start(connection, entry, args, ttlMs);
-        return { serverId: info.serverId, taskId: info.taskId, status: info.status };
-      } catch (error) {
-        throw failed(`${entry.serverName}: tools/call as a task`, error);
-      }
+      const info = await tracked(connection, 'tools/call', `${entry.serverName}: tools/call as a task`, () => runner.start(connection, entry, args, ttlMs));
+      return { serverId: info.serverId, taskId: info.taskId, status: info.status };
     },
-    getTask: async ({ serverId, taskId }) => runner.get(findConnection(ctx, serverId), taskId).catch((error: unknown) => Promise.reject(failed('tasks/get', error))),
+    getTask: async ({ serverId, taskId }) => {
+      const connection = findConnection(ctx, serverId);
+      return tracked(connection, 'tasks/get', 'tasks/get', () => runner.get(connection, taskId));
+    },
     taskResult: async ({ serverId, taskId }) => {
       const known = runner.find(serverId, taskId)?.info.result;
       if (known) return { serverId, taskId, result: known };
-      try {
-        return { serverId, taskId, result: await runner.result(findConnection(ctx, serverId), taskId) };
-      } catch (error) {
-        throw error instanceof CoreError ? error : failed('tasks/result', error);
-      }
+      const connection = findConnection(ctx, serverId);
+      return { serverId, taskId, result: await tracked(connection, 'tasks/result', 'tasks/result', () => runner.result(connection, taskId)) };
     },
-    cancelTask: async ({ serverId, taskId }) => runner.cancel(findConnection(ctx, serverId), taskId).catch((error: unknown) => Promise.reject(failed('tasks/cancel', error))),
+    cancelTask: async ({ serverId, taskId }) => {
+      const connection = findConnection(ctx, serverId);
+      return tracked(connection, 'tasks/cancel', 'tasks/cancel', () => runner.cancel(connection, taskId));
+    },
     listTasks: async () => runner.list(),
   };
 }

@@ -3,7 +3,8 @@
  * export/import. Every one reads a `source`: the live trace, or a file opened read-only.
  */
 import type { TraceEvent } from '../../../contract/trace';
-import { CoreError, type Handlers } from '../dispatcher';
+import type { Handlers } from '../dispatcher';
+import { CoreError } from '../errors';
 import { buildHar } from '../trace/export-har';
 import { jsonlLines, scrubber } from '../trace/export-jsonl';
 import { TraceHub } from '../trace/hub';

@@ -7,7 +7,7 @@
 import { copyFileSync, existsSync, renameSync } from 'node:fs';
 import { z } from 'zod';
 import { JsonObject, SavedCall, ServerConfig } from '../../../contract';
-import { formatIssues } from '../dispatcher';
+import { formatIssues } from '../errors';
 
 export const SETTINGS_VERSION = 1;
 

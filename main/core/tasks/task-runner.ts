@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { EventPayload, TaskInfo, TaskStatusName } from '../../../contract';
+import { errorDetailOf } from '../connection/errors';
 import type { ServerConnection } from '../connection/server-connection';
 
 export const DEFAULT_TTL_MS = 10 * 60_000;
@@ -104,6 +105,7 @@ export class TaskRunner {
     if (tracked) {
       tracked.info.result = result;
       tracked.info.resultError = undefined;
+      tracked.info.resultErrorDetail = undefined;
     }
     return result;
   }
@@ -157,6 +159,7 @@ export class TaskRunner {
       tracked.failures++;
       if (tracked.failures >= POLL_FAILURES) {
         tracked.info.pollError = `tasks/get failed ${tracked.failures} times in a row; stopped polling: ${tracked.connection.redactor.text(error instanceof Error ? error.message : String(error))}`;
+        tracked.info.pollErrorDetail = errorDetailOf(error);
         this.publish(tracked.info);
         return;
       }
@@ -188,6 +191,7 @@ export class TaskRunner {
       await this.result(tracked.connection, tracked.info.taskId);
     } catch (error) {
       tracked.info.resultError = tracked.connection.redactor.text(error instanceof Error ? error.message : String(error));
+      tracked.info.resultErrorDetail = errorDetailOf(error);
     }
     this.publish(tracked.info);
   }

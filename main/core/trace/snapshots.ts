@@ -23,6 +23,8 @@ export interface SnapshotOptions {
 }
 
 interface Pending {
+  /** The request's trace event. */
+  seq: number;
   method: string;
   channel: Channel;
   since: number;
@@ -102,9 +104,16 @@ export class SnapshotEngine {
   private readonly servers = new Map<string, ServerState>();
   private readonly options: Required<SnapshotOptions>;
   private readonly dirty = new Set<string>();
+  private readonly pairListeners = new Set<(requestSeq: number, response: TraceEvent, rpc: RpcSummary) => void>();
 
   constructor(options: SnapshotOptions = {}) {
     this.options = { bucketSeconds: options.bucketSeconds ?? 900, latencySamples: options.latencySamples ?? 512 };
+  }
+
+  /** Told of every response paired with its request by JSON-RPC id (the request's seq, the response's event). */
+  onPaired(listener: (requestSeq: number, response: TraceEvent, rpc: RpcSummary) => void): () => void {
+    this.pairListeners.add(listener);
+    return () => this.pairListeners.delete(listener);
   }
 
   /** Servers changed since the last call (for throttled pushes). */
@@ -343,6 +352,7 @@ export class SnapshotEngine {
         }
         if (rpc.id !== undefined) {
           state.pending.set(`${direction}:${rpc.id}`, {
+            seq: event.seq,
             method: rpc.method ?? '?',
             channel: event.channel,
             since: event.ts,
@@ -385,6 +395,7 @@ export class SnapshotEngine {
         }
         state.pending.delete(key);
         if (pending.progressToken !== undefined) state.progressTokens.delete(pending.progressToken);
+        for (const listener of this.pairListeners) listener(pending.seq, event, rpc);
         const latency = event.ts - pending.since;
         if (pending.ping) {
           if (stats) stats.pings++;

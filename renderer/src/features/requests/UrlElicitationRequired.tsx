@@ -1,9 +1,9 @@
 /**
  * For a tool call that failed with `-32042` (URL elicitation required, 2025-11-25 era): the
  * server wants the person to open a link before the call can succeed. Give it the call's error
- * message; it renders nothing when the message is not such an error, so a view can write
+ * message and detail; it renders nothing when the detail is not such an error, so a view can write
  *
- *   {error && (isUrlElicitationRequired(error) ? <UrlElicitationRequired message={error} serverId={id} onRetry={call} /> : <Alert>{error}</Alert>)}
+ *   {error && (isUrlElicitationRequired(detail) ? <UrlElicitationRequired message={error} detail={detail} serverId={id} onRetry={call} /> : <Alert>{error}</Alert>)}
  *
  * Each link: the server's reason, the URL with its host picked out, an explicit Open button
  * (https: only), then "waiting for the server" until `notifications/elicitation/complete`
@@ -15,21 +15,22 @@ import { useApi } from '../../api/context';
 import { ServerText } from './safe';
 import { completionKey, getRequestStore, useRequests } from './store';
 import { UrlDisplay } from './UrlElicitation';
-import { inspectUrl, openConsented, parseUrlElicitationRequired, urlElicitationSummary, type RequiredElicitation } from './url-elicitation';
+import type { ErrorDetail } from '../../../../contract';
+import { inspectUrl, openConsented, parseUrlElicitationRequired, type RequiredElicitation } from './url-elicitation';
 
-export function isUrlElicitationRequired(message: string): boolean {
-  return parseUrlElicitationRequired(message) !== null;
+export function isUrlElicitationRequired(detail: ErrorDetail | undefined): boolean {
+  return parseUrlElicitationRequired(detail) !== null;
 }
 
-export function UrlElicitationRequired({ message, serverId, onRetry }: { message: string; serverId?: string; onRetry?: () => void }) {
-  const items = parseUrlElicitationRequired(message);
+export function UrlElicitationRequired({ message, detail, serverId, onRetry }: { message: string; detail: ErrorDetail | undefined; serverId?: string; onRetry?: () => void }) {
+  const items = parseUrlElicitationRequired(detail);
   if (!items) return null;
-  const summary = urlElicitationSummary(message).split('\n')[0] ?? '';
+  const summary = message.split('\n')[0] ?? '';
   return (
     <Alert color="blue" variant="light" title="The server needs you to open a link first" data-testid="url-elicitation-required">
       <Stack gap="sm">
         <Text size="sm">
-          <ServerText inline text={summary.replace(/^URL elicitation required \(-32042\):\s*/, '')} />
+          <ServerText inline text={summary} />
         </Text>
         {items.map((item, i) => (
           <RequiredLink key={`${item.url}-${i}`} item={item} serverId={serverId} />

@@ -3,7 +3,11 @@
  * links are ever opened, only after the person consented, and the host is shown on its own so a
  * look-alike is easier to spot. No React here: usable from any view (and from tests).
  */
+import type { ErrorDetail, RequiredElicitation } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
+
+/** JSON-RPC `-32042`: URL elicitation required (2025 era). */
+const URL_ELICITATION_REQUIRED = -32042;
 
 export interface UrlParts {
   href: string;
@@ -53,41 +57,22 @@ export async function openConsented(api: SwitchboardApi, url: string): Promise<v
   if (!opened) (globalThis as { open?: (url: string, target: string, features: string) => unknown }).open?.(verdict.parts.href, '_blank', 'noopener,noreferrer');
 }
 
-export interface RequiredElicitation {
-  url: string;
-  elicitationId?: string;
-  message?: string;
-}
+export type { RequiredElicitation };
 
 /**
- * The links of a `-32042` (URL elicitation required) call error. Main writes them on the error
- * message's last line as `elicitations: [...]`; null when the message is not such an error.
+ * The links of a `-32042` (URL elicitation required) call error, from the error's detail (main
+ * reads them from the JSON-RPC error's data); null when the error is not such an error. The links
+ * are the server's words: checked again here, at most 10, each opened only by `openConsented`.
  */
-export function parseUrlElicitationRequired(message: string): RequiredElicitation[] | null {
-  if (!/-32042|URL elicitation required/i.test(message)) return null;
-  const line = message.split('\n').find((l) => l.startsWith('elicitations: '));
-  if (!line) return null;
-  try {
-    const list: unknown = JSON.parse(line.slice('elicitations: '.length));
-    if (!Array.isArray(list)) return null;
-    const items = list
-      .filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null && typeof (x as { url?: unknown }).url === 'string')
-      .slice(0, 10)
-      .map((x) => ({
-        url: String(x.url),
-        ...(typeof x.elicitationId === 'string' ? { elicitationId: x.elicitationId } : {}),
-        ...(typeof x.message === 'string' ? { message: x.message } : {}),
-      }));
-    return items.length ? items : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The readable part of such an error message (without the machine-readable last line). */
-export function urlElicitationSummary(message: string): string {
-  return message
-    .split('\n')
-    .filter((l) => !l.startsWith('elicitations: '))
-    .join('\n');
+export function parseUrlElicitationRequired(detail: ErrorDetail | undefined): RequiredElicitation[] | null {
+  if (detail?.rpcCode !== URL_ELICITATION_REQUIRED || !Array.isArray(detail.elicitations)) return null;
+  const items = detail.elicitations
+    .filter((x): x is RequiredElicitation => typeof x === 'object' && x !== null && typeof x.url === 'string')
+    .slice(0, 10)
+    .map((x) => ({
+      url: x.url,
+      ...(typeof x.elicitationId === 'string' ? { elicitationId: x.elicitationId } : {}),
+      ...(typeof x.message === 'string' ? { message: x.message } : {}),
+    }));
+  return items.length ? items : null;
 }

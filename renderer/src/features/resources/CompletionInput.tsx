@@ -6,6 +6,7 @@
 import { Autocomplete, Loader, Text } from '@mantine/core';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ArgsIn } from '../../../../contract';
+import { errorDetailOf } from '../../../../contract/client';
 import { useApi } from '../../api/context';
 
 export type CompletionRef = ArgsIn<'complete'>['ref'];
@@ -16,8 +17,10 @@ const MAX_OPTIONS = 100;
 /** Servers that said they have no completions: asked again only after a reconnect (new id key). */
 const unsupported = new Set<string>();
 
-function isUnsupported(message: string): boolean {
-  return /method not found|-32601|does not support|not supported|completions? capabilit/i.test(message);
+/** The server has no completions: it did not declare the capability, or answered -32601 (method not found). */
+function isUnsupported(error: unknown): boolean {
+  const detail = errorDetailOf(error);
+  return detail?.kind === 'unsupported' || detail?.rpcCode === -32601;
 }
 
 export interface CompletionInputProps {
@@ -69,7 +72,7 @@ export function CompletionInput(props: CompletionInputProps) {
           },
           (error: Error) => {
             if (mine !== seq.current) return;
-            if (isUnsupported(error.message)) unsupported.add(unsupportedKey);
+            if (isUnsupported(error)) unsupported.add(unsupportedKey);
             setOptions([]);
             setInfo(null);
             setProblem(error.message);

@@ -268,8 +268,8 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
                 </Text>
               ) : outcome?.kind === 'result' ? (
                 <ToolResultView value={outcome.value} tool={tool} />
-              ) : outcome?.kind === 'error' && isUrlElicitationRequired(outcome.message) ? (
-                <UrlElicitationRequired message={outcome.message} serverId={tool.serverId} onRetry={() => void run()} />
+              ) : outcome?.kind === 'error' && isUrlElicitationRequired(outcome.detail) ? (
+                <UrlElicitationRequired message={outcome.message} detail={outcome.detail} serverId={tool.serverId} onRetry={() => void run()} />
               ) : outcome?.kind === 'error' ? (
                 <CallErrorView outcome={outcome} />
               ) : (

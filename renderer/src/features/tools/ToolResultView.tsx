@@ -12,7 +12,7 @@ import { JsonTree } from '../../components/JsonTree';
 import { copyText, downloadText, downloadBytes } from '../../components/download';
 import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
 import { navigation } from '../../state/navigation';
-import type { CallOutcome } from './calls-store';
+import type { CallOutcome } from './call-outcome';
 import { SafeLabel, SafeText, hasInvisible, reveal } from '../../components/SafeText';
 import { formatChars, isObject, pathLabel } from './schema';
 import classes from './tools.module.css';
@@ -447,7 +447,7 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
       <Alert color="yellow" variant="light" title="Output schema mismatch: the result was refused" data-testid="tool-error" data-kind="output-schema">
         <Stack gap={6}>
           <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
-            <SafeText text={outcome.message.replace(/^(?:JSON-RPC error|MCP error) -?\d+:\s*/, '')} clip={4_000} testId="tool-error-message" />
+            <SafeText text={outcome.message} clip={4_000} testId="tool-error-message" />
           </Text>
           <Text size="xs" c="dimmed">
             The server answered with a result, but the MCP client library checked its structuredContent against the tool's output schema and refused it. The server's actual answer is in the Traffic view. After {formatMs(outcome.durationMs)}.
@@ -464,7 +464,7 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
     <Alert color="red" variant="light" title={title} data-testid="tool-error" data-kind={outcome.timedOut ? 'timeout' : outcome.rpcCode !== undefined ? 'rpc' : 'failed'}>
       <Stack gap={6}>
         <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
-          <SafeText text={outcome.message.replace(/^(?:JSON-RPC error|MCP error) -?\d+:\s*/, '')} clip={4_000} testId="tool-error-message" />
+          <SafeText text={outcome.message} clip={4_000} testId="tool-error-message" />
         </Text>
         <Text size="xs" c="dimmed">
           {outcome.rpcCode !== undefined

@@ -5,8 +5,9 @@
  * coalesced to at most one update every PROGRESS_TICK_MS.
  */
 import { useSyncExternalStore } from 'react';
-import type { HistoryEntry, Result, ToolEntry } from '../../../../contract';
+import type { HistoryEntry, ToolEntry } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
+import { errorOutcome, type CallOutcome } from './call-outcome';
 import { initialValue, isObject, type JsonSchema } from './schema';
 import { schemaBounds } from './validation';
 
@@ -28,23 +29,6 @@ export interface RunningCall {
   progress?: Progress;
   cancelling: boolean;
 }
-
-export type CallOutcome =
-  | { kind: 'result'; value: Result<'callTool'>; args: Record<string, unknown>; at: number }
-  | {
-      kind: 'error';
-      message: string;
-      /** The JSON-RPC error code, when the message carries one. */
-      rpcCode?: number;
-      cancelled: boolean;
-      timedOut: boolean;
-      /** The server answered, but the MCP client library refused the result (output schema checks). */
-      clientRejected: boolean;
-      args: Record<string, unknown>;
-      at: number;
-      durationMs: number;
-      traceSeq?: number;
-    };
 
 export type ArgsOrigin = 'defaults' | 'remembered' | 'history' | 'saved' | 'edited';
 
@@ -140,21 +124,6 @@ function newCallId(): string {
   }
 }
 
-const CLIENT_REJECTED = /^(?:(?:JSON-RPC|MCP) error -?\d+: )?(?:Structured content does not match the tool's output schema|Tool .* has an output schema but did not return structured content|Failed to validate structured content)/s;
-
-function errorDetails(error: unknown): { message: string; rpcCode?: number; cancelled: boolean; timedOut: boolean; clientRejected: boolean } {
-  const message = error instanceof Error ? error.message : String(error);
-  // The core prefixes JSON-RPC errors with their code; older SDKs said "MCP error <code>:".
-  const code = /^(?:JSON-RPC error|MCP error) (-?\d+):/.exec(message)?.[1];
-  return {
-    message,
-    rpcCode: code ? Number(code) : undefined,
-    cancelled: /^Cancelled:/.test(message),
-    timedOut: (!code && /timed? ?out/i.test(message)) || code === '-32001',
-    clientRejected: CLIENT_REJECTED.test(message),
-  };
-}
-
 /** Calls a tool with the session's arguments (or `args`), following its progress. */
 export async function runCall(
   api: SwitchboardApi,
@@ -173,20 +142,17 @@ export async function runCall(
     const value = await api.callTool({ tool: tool.name, args, timeoutMs: options.timeoutMs, resetTimeoutOnProgress: options.resetTimeoutOnProgress, callId });
     update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'result', value, args, at: Date.now() } }));
   } catch (error) {
-    const details = errorDetails(error);
+    const details = errorOutcome(error);
     const cancelled = details.cancelled || sessions.get(tool.name)?.running?.cancelling === true;
-    update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'error', ...details, cancelled, args, at: Date.now(), durationMs: Date.now() - startedAt } }));
+    const durationMs = details.detail?.durationMs ?? Date.now() - startedAt;
+    update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'error', ...details, cancelled, args, at: Date.now(), durationMs } }));
   } finally {
     byCallId.delete(callId);
     pendingProgress.delete(tool.name);
   }
-  await refreshHistory(api);
-  // A failed call has no result to carry its trace position; the history entry has it.
-  const outcome = sessions.get(tool.name)?.outcome;
-  if (outcome?.kind === 'error') {
-    const entry = history.find((h) => h.tool === tool.name);
-    if (entry) update(tool.name, (s) => (s.outcome === outcome ? { ...s, outcome: { ...outcome, traceSeq: entry.traceSeq, durationMs: entry.durationMs } } : s));
-  }
+  // The outcome carries its own trace seqs (the reply, or the error's detail); the history list
+  // is refreshed only once it has been shown.
+  if (historyLoaded) void refreshHistory(api);
 }
 
 export async function cancelRun(api: SwitchboardApi, tool: string): Promise<void> {
