@@ -70,15 +70,18 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
     const names: Record<string, string> = Object.fromEntries((imported?.servers ?? configs).map((s) => [s.id, s.name]));
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const app = { name: 'Switchboard', version: ctx.version };
+    // A live trace grows while it streams out: the export is the trace as it was when asked for.
+    const eventCount = hub.store.size;
+    const events = firstOf(hub.store.all(), eventCount);
     if (format === 'har') {
-      return { filename: `switchboard-${stamp}.har`, mimeType: 'application/json', chunks: harChunks({ app, events: hub.store.all(), serverNames: names }) };
+      return { filename: `switchboard-${stamp}.har`, mimeType: 'application/json', chunks: harChunks({ app, events, serverNames: names }) };
     }
     const chunks = jsonlLines({
       app: imported?.app ?? app,
       startedAt: imported?.startedAt ?? hub.store.get(1)?.ts ?? Date.now(),
       servers: imported ? imported.configs : configs,
-      events: hub.store.all(),
-      eventCount: hub.store.size,
+      events,
+      eventCount,
       redactors: ctx.connections.all().map((c) => c.redactor),
     });
     return { filename: `switchboard-${stamp}.jsonl`, mimeType: 'application/x-ndjson', chunks };
@@ -126,4 +129,13 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
       imports.clear();
     },
   };
+}
+
+function* firstOf<T>(items: Iterable<T>, n: number): Generator<T> {
+  if (n <= 0) return;
+  let taken = 0;
+  for (const item of items) {
+    yield item;
+    if (++taken >= n) return;
+  }
 }

@@ -76,3 +76,8 @@ function webSocketCarrier(ws: WebSocket): Carrier {
     },
   };
 }
+
+/** Which carrier this page speaks through, decided as `connectApi` decides it. */
+export function carrierKind(): CarrierKind {
+  return window.switchboard ? 'electron' : 'browser';
+}
