@@ -78,7 +78,8 @@ async function importRoute(req: IncomingMessage, res: ServerResponse, core: Core
     fail(res, 'too-large', `${name} is ${mib(declared)}; Switchboard opens traces of up to ${mib(IMPORT_LIMITS.fileBytes)}. Split it (for example \`split -l 1000000 ${name}\`, then put the first line, the header, on top of each part). Nothing was opened.`, {
       connection: 'close',
     });
-    req.destroy();
+    // The body is not wanted: close once the answer is out.
+    res.once('finish', () => req.destroy());
     return;
   }
   try {
