@@ -314,6 +314,25 @@ describe('hostile files get clear messages, and the host stays usable', () => {
     expect(reply.json.error.message).toMatch(/huge\.jsonl is 3\.0 GiB; Switchboard opens traces of up to 1\.0 GiB.*Nothing was opened\./);
   });
 
+  it('an upload the client cuts off opens nothing, and the next one is numbered as if it had never been', async () => {
+    const small = smallTrace(2).join('\n') + '\n';
+    const first = await importFile('before.jsonl', small);
+    expect(first.status).toBe(200);
+    const n = Number(/^import-(\d+)$/.exec(first.json.source)![1]);
+
+    const partial = Buffer.from(smallTrace(400).join('\n'));
+    await new Promise<void>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/api/trace/import?name=cut.jsonl', method: 'POST', headers: { host: `127.0.0.1:${port}`, ...auth(), 'content-length': String(partial.length * 10) } });
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+      req.write(partial, () => req.destroy());
+    });
+    const after = await importFile('after.jsonl', small);
+    expect(after.status).toBe(200);
+    expect(after.json.source).toBe(`import-${n + 1}`);
+    expect(app.process.exitCode).toBeNull();
+  });
+
   it('after all of that the host still serves the page and the contract, and the live trace is untouched', async () => {
     const page = await send('GET', '/', auth());
     expect(page.status).toBe(200);
