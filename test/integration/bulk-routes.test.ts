@@ -30,6 +30,8 @@ let app: BrowserModeApp;
 let token: string;
 let port: number;
 let dir: string;
+/** The token cookie as the host sets it (its name is the host's business), `name=value`. */
+let cookie: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sb-bulk-'));
@@ -37,6 +39,11 @@ beforeAll(async () => {
   const url = new URL(app.url);
   token = url.searchParams.get('token')!;
   port = Number(url.port);
+  // Trade the launch token for the cookie, as the browser does on the first visit.
+  const visit = await send('GET', `/?token=${token}`, {});
+  expect(visit.status).toBe(302);
+  cookie = String(visit.headers['set-cookie']?.[0]).split(';')[0]!;
+  expect(cookie).toContain(token);
 });
 
 afterAll(async () => {
@@ -131,7 +138,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 
 /** One contract call over the real WebSocket (the page's own carrier). */
 async function call(method: string, args: unknown): Promise<any> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { origin: app.origin, cookie: `switchboard_token=${token}` } });
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { origin: app.origin, cookie } });
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('error', reject);
@@ -163,10 +170,10 @@ describe('the gate on the bulk routes', () => {
     expect((await importFile('a.jsonl', small, {})).status).toBe(401);
     expect((await importFile('a.jsonl', small, { 'x-switchboard-token': 'wrong' })).status).toBe(401);
     expect((await importFile('a.jsonl', small, { ...auth(), origin: 'http://evil.example' })).status).toBe(403);
-    expect((await importFile('a.jsonl', small, { cookie: `switchboard_token=${token}`, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await importFile('a.jsonl', small, { cookie, origin: 'http://evil.example' })).status).toBe(403);
     expect((await importFile('a.jsonl', small, { ...auth(), host: 'evil.example' })).status).toBe(403);
     // A cookie alone, without an Origin: not what a browser of ours sends on a POST.
-    expect((await importFile('a.jsonl', small, { cookie: `switchboard_token=${token}` })).status).toBe(403);
+    expect((await importFile('a.jsonl', small, { cookie })).status).toBe(403);
     expect((await importFile('a.jsonl', small, { ...auth(), 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await send('POST', `/api/trace/import?name=a.jsonl&token=${token}`, {}, small)).status).toBe(401);
     expect((await send('GET', '/api/trace/export?format=jsonl', {})).status).toBe(401);
@@ -174,7 +181,7 @@ describe('the gate on the bulk routes', () => {
     expect((await send('GET', '/api/trace/import', auth())).status).toBe(405);
 
     // The positive control: the same upload, as our page sends it, is the first import there is.
-    const allowed = await importFile('a.jsonl', small, { cookie: `switchboard_token=${token}`, origin: app.origin, 'sec-fetch-site': 'same-origin' });
+    const allowed = await importFile('a.jsonl', small, { cookie, origin: app.origin, 'sec-fetch-site': 'same-origin' });
     expect(allowed.status).toBe(200);
     expect(allowed.json).toEqual({ source: 'import-1', events: 6, servers: [{ id: SERVER_ID, name: 'bulk' }], problems: [] });
   });
