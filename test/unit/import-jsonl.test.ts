@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS, depthOf, isTruncationMarker } from '../../contract/bounded-json';
 import type { TraceEvent } from '../../contract/trace';
-import { NotATraceError, importJsonl, textChunks, type ImportOptions } from '../../main/core/trace/import-jsonl';
+import { NotATraceError, importJsonl, textChunks, topLevelValue, type ImportOptions } from '../../main/core/trace/import-jsonl';
 import { exchangeLines, traceHeader } from '../integration/support/big-trace';
 
 function trace(exchanges: number, padding = 'body'): string[] {
@@ -120,11 +120,33 @@ describe('damaged traces keep what can be read', () => {
     const summary = await run(lines.join('\n'));
     expect(summary.events).toBe(3);
     const event = summary.list[2]!;
-    expect(depthOf(event)).toBeLessThanOrEqual(LIMITS.carriedDepth);
+    expect(depthOf(event.body)).toBeLessThanOrEqual(LIMITS.carriedDepth);
     let node: unknown = (event.body as { deep: unknown }).deep;
     while (Array.isArray(node)) node = node[0];
     expect(isTruncationMarker(node)).toBe(true);
-    expect(summary.problems).toEqual([{ line: 4, message: `nested deeper than ${LIMITS.carriedDepth} levels: the deeper part is shown as a marker (the file is unchanged)` }]);
+    // The body's text is kept whole for exports, as the live trace keeps it.
+    expect(depthOf(JSON.parse(event.raw!))).toBe(5001);
+    expect(lines[3]!.includes(`"body":${event.raw}`)).toBe(true);
+    expect(summary.problems).toEqual([{ line: 4, message: `nested deeper than ${LIMITS.carriedDepth} levels: the deeper part is shown as a marker (the file is unchanged, and exports write the body whole)` }]);
+  });
+
+  it('a field other than the body nested thousands of levels deep is cut at the event depth', async () => {
+    const lines = trace(1);
+    lines[1] = lines[1]!.replace(/"http":\{/, `"meta":{"x":${'['.repeat(3000)}${']'.repeat(3000)}},"http":{`);
+    const summary = await run(lines.join('\n'));
+    expect(summary.events).toBe(3);
+    expect(depthOf(summary.list[0]!)).toBeLessThanOrEqual(LIMITS.carriedDepth + 2);
+    expect(summary.problems).toEqual([{ line: 2, message: `nested deeper than ${LIMITS.carriedDepth} levels: the deeper part is shown as a marker (the file is unchanged)` }]);
+  });
+});
+
+describe('topLevelValue', () => {
+  it('finds a member of the outer object as written, never one nested or inside a string', () => {
+    const text = '{"a":{"body":1},"s":"\\"body\\":2,","body" : [ {"x":"}"} , 3 ] ,"z":null}';
+    expect(topLevelValue(text, 'body')).toBe('[ {"x":"}"} , 3 ]');
+    expect(topLevelValue('{"x":1,"body":"t\\"}"}', 'body')).toBe('"t\\"}"');
+    expect(topLevelValue('{"body":{}}', 'body')).toBe('{}');
+    expect(topLevelValue('{"a":{"body":1}}', 'body')).toBeUndefined();
   });
 });
 

@@ -10,6 +10,7 @@ import { LIMITS, boundDepth, depthOf } from '../../../contract/bounded-json';
 import { ServerConfig } from '../../../contract';
 import { CHANNELS, EVENT_KINDS, type TraceEvent } from '../../../contract/trace';
 import { TRACE_FORMAT, TRACE_FORMAT_VERSION, type TraceHeader } from './export-jsonl';
+import { EVENT_DEPTH } from './store';
 
 /** The named limits of an import (docs/trace-format.md, "Importing"). */
 export const IMPORT_LIMITS = {
@@ -202,12 +203,21 @@ export async function importJsonl(chunks: AsyncIterable<Uint8Array | string> | I
       return;
     }
     let event = parsed.data as TraceEvent;
-    // A hostile file can nest thousands of levels; every later walk (the spill file, the
-    // contract, the views) would overflow the stack. Cut it here, as the live trace does.
-    if (depthOf(event, LIMITS.carriedDepth) > LIMITS.carriedDepth) {
-      event = boundDepth(event, LIMITS.carriedDepth);
-      problem(raw.no, `nested deeper than ${LIMITS.carriedDepth} levels: the deeper part is shown as a marker (the file is unchanged)`);
+    if (event.raw !== undefined && typeof event.raw !== 'string') delete (event as { raw?: unknown }).raw;
+    // A hostile file can nest thousands of levels; every later walk (the contract, the views)
+    // would overflow the stack. Cut as the live trace cuts: the body at the carried depth, its
+    // text kept in `raw` for exports; then anything else at the event's depth.
+    let cut = false;
+    if (event.body !== undefined && depthOf(event.body, LIMITS.carriedDepth) > LIMITS.carriedDepth) {
+      const text = event.raw ?? topLevelValue(line, 'body');
+      event = { ...event, body: boundDepth(event.body, LIMITS.carriedDepth), ...(text !== undefined ? { raw: text } : {}) };
+      cut = true;
     }
+    if (depthOf(event, EVENT_DEPTH) > EVENT_DEPTH) {
+      event = boundDepth(event, EVENT_DEPTH);
+      cut = true;
+    }
+    if (cut) problem(raw.no, `nested deeper than ${LIMITS.carriedDepth} levels: the deeper part is shown as a marker (the file is unchanged${event.raw !== undefined ? ', and exports write the body whole' : ''})`);
     events++;
     options.onEvent?.(event);
   };
@@ -333,3 +343,43 @@ function notATrace(name: string, sniff: Buffer, first: { line?: string; value?: 
 const harMessage = (name: string) =>
   `${name} looks like a HAR file. Switchboard exports HAR for other tools but opens only its own JSONL traces (they keep stdio traffic and everything else a HAR has no place for). ${OPEN_HINT}`;
 const configMessage = (name: string) => `${name} looks like a server configuration file, not a trace: import it under Servers → Import. ${OPEN_HINT}`;
+
+/**
+ * The text of one top-level member's value in a JSON object's text, as written (found by
+ * scanning, no recursion; the text already parsed as JSON). Undefined when it is not there.
+ */
+export function topLevelValue(json: string, key: string): string | undefined {
+  let depth = 0;
+  let start = -1;
+  let expectKey = false;
+  for (let i = 0; i < json.length; i++) {
+    const ch = json.charCodeAt(i);
+    if (ch === 0x22 /* " */) {
+      const from = i;
+      for (i++; i < json.length && json.charCodeAt(i) !== 0x22; i++) if (json.charCodeAt(i) === 0x5c /* \ */) i++;
+      if (depth === 1 && expectKey && start < 0) {
+        let j = i + 1;
+        while (j < json.length && /\s/.test(json[j]!)) j++;
+        if (json[j] === ':' && JSON.parse(json.slice(from, i + 1)) === key) {
+          j++;
+          while (j < json.length && /\s/.test(json[j]!)) j++;
+          start = j;
+          i = j - 1;
+        }
+        expectKey = false;
+      }
+      continue;
+    }
+    if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
+      depth++;
+      if (depth === 1) expectKey = true;
+    } else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) {
+      depth--;
+      if (depth === 0 && start >= 0) return json.slice(start, i).trimEnd();
+    } else if (ch === 0x2c /* , */ && depth === 1) {
+      if (start >= 0) return json.slice(start, i).trimEnd();
+      expectKey = true;
+    }
+  }
+  return undefined;
+}
