@@ -6,7 +6,7 @@ import type { ServerConfig } from '../../../contract';
 import type { TraceEvent } from '../../../contract/trace';
 import { CoreError, type Handlers } from '../dispatcher';
 import { harChunks } from '../trace/export-har';
-import { jsonlLines } from '../trace/export-jsonl';
+import { jsonlLines, scrubber } from '../trace/export-jsonl';
 import { TraceHub } from '../trace/hub';
 import { NotATraceError, importJsonl, textChunks } from '../trace/import-jsonl';
 import type { CoreContext } from './context';
@@ -73,8 +73,12 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
     // A live trace grows while it streams out: the export is the trace as it was when asked for.
     const eventCount = hub.store.size;
     const events = firstOf(hub.store.all(), eventCount);
+    const redactors = ctx.connections.all().map((c) => c.redactor);
     if (format === 'har') {
-      return { filename: `switchboard-${stamp}.har`, mimeType: 'application/json', chunks: harChunks({ app, events, serverNames: names }) };
+      // The same last net as the JSONL export (every server's secrets, wherever they travelled),
+      // piece by piece: a piece is a whole entry, so no secret is split between two.
+      const scrub = scrubber(redactors);
+      return { filename: `switchboard-${stamp}.har`, mimeType: 'application/json', chunks: mapped(harChunks({ app, events, serverNames: names }), scrub) };
     }
     const chunks = jsonlLines({
       app: imported?.app ?? app,
@@ -82,7 +86,7 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
       servers: imported ? imported.configs : configs,
       events,
       eventCount,
-      redactors: ctx.connections.all().map((c) => c.redactor),
+      redactors,
     });
     return { filename: `switchboard-${stamp}.jsonl`, mimeType: 'application/x-ndjson', chunks };
   };
@@ -138,4 +142,8 @@ function* firstOf<T>(items: Iterable<T>, n: number): Generator<T> {
     yield item;
     if (++taken >= n) return;
   }
+}
+
+function* mapped<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {
+  for (const item of items) yield f(item);
 }
