@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { topLevelValue } from '../../main/core/trace/import-jsonl';
 import { startBrowserMode, type BrowserModeApp } from '../e2e/support/browser-mode';
 import { SERVER_ID, exchangeLines, traceHeader, writeBigTrace, type BigTrace } from './support/big-trace';
 
@@ -319,6 +320,25 @@ describe('hostile files get clear messages, and the host stays usable', () => {
     });
     expect(reply.status).toBe(413);
     expect(reply.json.error.message).toMatch(/huge\.jsonl is 3\.0 GiB; Switchboard opens traces of up to 1\.0 GiB.*Nothing was opened\./);
+  });
+
+  it('a body nested 5,000 levels deep: opened, carried cut through the contract, exported back as written', async () => {
+    const lines = smallTrace(2);
+    const deepBody = `{"jsonrpc":"2.0","id":0,"result":{"deep":${'['.repeat(5000)}1${']'.repeat(5000)}}}`;
+    lines[3] = lines[3]!.replace(/"body":\{.*\},"bytes"/, `"body":${deepBody},"bytes"`);
+    expect(lines[3]).toContain(deepBody);
+    const reply = await importFile('deep.jsonl', lines.join('\n') + '\n');
+    expect(reply.status).toBe(200);
+    expect(reply.json.events).toBe(6);
+    expect(reply.json.problems).toEqual([{ line: 4, message: expect.stringMatching(/^nested deeper than 64 levels: .*exports write the body whole\)$/) }]);
+    const event = await call('traceEvent', { source: reply.json.source, seq: 3 });
+    expect(event.ok).toBe(true);
+    expect(JSON.stringify(event.result.event.body)).toContain('$switchboard:truncated');
+
+    const out = await send('GET', `/api/trace/export?format=jsonl&source=${reply.json.source}`, auth());
+    const exported = out.body.split('\n')[3]!;
+    expect(topLevelValue(exported, 'body')).toBe(deepBody);
+    expect(out.body.split('\n').slice(1, 3)).toEqual(lines.slice(1, 3));
   });
 
   it('an upload the client cuts off opens nothing, and the next one is numbered as if it had never been', async () => {
