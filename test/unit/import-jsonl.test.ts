@@ -81,7 +81,7 @@ describe('damaged traces keep what can be read', () => {
     expect(summary.problems.map((p) => p.line)).toEqual([3, 6, 8, 1]);
     expect(summary.problems[0]!.message).toMatch(/^not JSON \(.+\): skipped$/);
     expect(summary.problems[1]!.message).toMatch(/^not a trace event \(kind: .+; dir: .+\): skipped$/);
-    expect(summary.problems[2]!.message).toMatch(/^not a trace event/);
+    expect(summary.problems[2]!.message).toBe('not a JSON object ("[1,2,3]"; an event is one {…} a line): skipped');
   });
 
   it('a line over the line limit is skipped without being held, and the next lines still read', async () => {
@@ -102,6 +102,20 @@ describe('damaged traces keep what can be read', () => {
     expect(summary.problems).toEqual([
       { line: summary.events + 2, message: `the file is larger than the 20 KiB an import may have: reading stopped at line ${summary.events + 2}; the ${summary.events} events before it were kept, the rest of the file was not opened` },
     ]);
+  });
+
+  it('a file of mostly unreadable lines: reading stops after 10,000 of them, with what was kept', async () => {
+    const good = trace(3).slice(1);
+    const lines = [traceHeader(0), ...good, ...Array.from({ length: 30_000 }, (_, i) => (i % 2 ? `{bad ${i}` : `garbage ${i}`))];
+    const summary = await run(lines.join('\n'));
+    expect(summary.gaveUp).toBe(true);
+    expect(summary.events).toBe(9);
+    expect(summary.problems).toHaveLength(102);
+    expect(summary.problems[100]).toEqual({ line: 111, message: 'and 9,900 more problems (lines 111–10,010) not listed' });
+    expect(summary.problems[101]).toEqual({
+      line: 10_011,
+      message: '10,000 lines could not be read and only 9 events could: this file is mostly not a trace, so reading stopped at line 10,011; the 9 events before it were kept',
+    });
   });
 
   it('lists at most 100 problems, then counts the rest', async () => {

@@ -20,6 +20,11 @@ export const IMPORT_LIMITS = {
   fileBytes: 1024 * 1024 * 1024,
   /** Problems listed one by one; the rest are counted in a last entry. */
   problems: 100,
+  /**
+   * A file with this many unreadable lines, and ten times as many of them as events, is mostly
+   * not a trace: reading stops (each bad line costs the engine an exception).
+   */
+  hopelessProblems: 10_000,
 } as const;
 
 const HeaderSchema = z.object({
@@ -65,6 +70,7 @@ export interface ImportOptions {
   maxLineBytes?: number;
   maxBytes?: number;
   maxProblems?: number;
+  hopelessProblems?: number;
 }
 
 export interface ImportSummary {
@@ -79,6 +85,8 @@ export interface ImportSummary {
   bytes: number;
   /** Reading stopped at the size limit before the end of the input. */
   stoppedAtLimit: boolean;
+  /** Reading stopped because the file is mostly unreadable lines. */
+  gaveUp: boolean;
 }
 
 export interface ImportedTrace {
@@ -147,6 +155,7 @@ export async function importJsonl(chunks: AsyncIterable<Uint8Array | string> | I
   const maxLine = options.maxLineBytes ?? IMPORT_LIMITS.lineBytes;
   const maxBytes = options.maxBytes ?? IMPORT_LIMITS.fileBytes;
   const maxProblems = options.maxProblems ?? IMPORT_LIMITS.problems;
+  const hopelessAt = options.hopelessProblems ?? IMPORT_LIMITS.hopelessProblems;
   const name = options.name;
 
   let header: TraceHeader | undefined;
@@ -177,14 +186,21 @@ export async function importJsonl(chunks: AsyncIterable<Uint8Array | string> | I
     }
     const line = raw.text;
     if (line.trim() === '') return;
+    const torn = () =>
+      problem(raw.no, `the file ends in the middle of this line (${size(raw.bytes)} without a line end): it was cut off, by an unfinished copy or download or a full disk; the ${count(events)} events before it were kept`);
+    // Every event is an object: anything else is refused without the cost of an exception.
+    if (header && line.trimStart()[0] !== '{') {
+      if (!raw.terminated) torn();
+      else problem(raw.no, `not a JSON object ("${clip(line.trim(), 40)}"; an event is one {…} a line): skipped`);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (error) {
       if (!header) throw new NotATraceError(notATrace(name, sniff, { line }));
-      if (!raw.terminated) {
-        problem(raw.no, `the file ends in the middle of this line (${size(raw.bytes)} without a line end): it was cut off, by an unfinished copy or download or a full disk; the ${count(events)} events before it were kept`);
-      } else problem(raw.no, `not JSON (${clip((error as Error).message, 100)}): skipped`);
+      if (!raw.terminated) torn();
+      else problem(raw.no, `not JSON (${clip((error as Error).message, 100)}): skipped`);
       return;
     }
     if (!header) {
@@ -220,6 +236,13 @@ export async function importJsonl(chunks: AsyncIterable<Uint8Array | string> | I
     if (cut) problem(raw.no, `nested deeper than ${LIMITS.carriedDepth} levels: the deeper part is shown as a marker (the file is unchanged${event.raw !== undefined ? ', and exports write the body whole' : ''})`);
     events++;
     options.onEvent?.(event);
+  };
+
+  let gaveUp = false;
+  const hopeless = () => {
+    const bad = problems.length + omitted;
+    gaveUp = bad >= hopelessAt && bad > 10 * events;
+    return gaveUp;
   };
 
   let parts: Buffer[] = [];
@@ -271,23 +294,28 @@ export async function importJsonl(chunks: AsyncIterable<Uint8Array | string> | I
       take(buffer.subarray(start, nl));
       finish(true);
       start = nl + 1;
+      if (hopeless()) break;
     }
-    if (stoppedAtLimit) break;
+    if (stoppedAtLimit || gaveUp) break;
   }
-  if (stoppedAtLimit) {
-    const at = lineNo + 1;
-    parts = [];
-    partBytes = 0;
-    if (!header) throw new NotATraceError(notATrace(name, sniff, {}));
-    problem(at, `the file is larger than the ${size(maxBytes)} an import may have: reading stopped at line ${count(at)}; the ${count(events)} events before it were kept, the rest of the file was not opened`);
-  } else if (partBytes > 0 || over) finish(false);
-
+  const stopped = gaveUp || stoppedAtLimit;
+  if (!stopped && (partBytes > 0 || over)) finish(false);
   if (!header) throw new NotATraceError(notATrace(name, sniff, {}));
+  const bad = problems.length + omitted;
   if (omitted > 0) problems.push({ line: omittedFrom, message: `and ${count(omitted)} more problems (lines ${count(omittedFrom)}–${count(omittedTo)}) not listed` });
-  if (!stoppedAtLimit && header.eventCount !== events) {
+  // Where reading ended early, said last (never swallowed by the list's bound).
+  const at = lineNo + 1;
+  if (gaveUp) {
+    problems.push({
+      line: at,
+      message: `${count(bad)} lines could not be read and only ${count(events)} events could: this file is mostly not a trace, so reading stopped at line ${count(at)}; the ${count(events)} events before it were kept`,
+    });
+  } else if (stoppedAtLimit) {
+    problems.push({ line: at, message: `the file is larger than the ${size(maxBytes)} an import may have: reading stopped at line ${count(at)}; the ${count(events)} events before it were kept, the rest of the file was not opened` });
+  } else if (header.eventCount !== events) {
     problems.push({ line: 1, message: `the header announces ${count(header.eventCount)} events; ${count(events)} were read${events < header.eventCount ? ' (the file may be cut off or damaged)' : ''}` });
   }
-  return { header, events, problems, lines: lineNo, bytes, stoppedAtLimit };
+  return { header, events, problems, lines: lineNo, bytes, stoppedAtLimit, gaveUp };
 }
 
 const MAGIC: [string, number[]][] = [
