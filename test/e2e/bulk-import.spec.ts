@@ -57,7 +57,7 @@ test('a 17 MB trace opens through the file chooser over HTTP, shows its events, 
   rmSync(saved);
 });
 
-test('a file that is not a trace is named for what it is; the app stays usable', async ({ page }) => {
+test('a file that is not a trace is named for what it is; a torn one opens with where it was cut', async ({ page }) => {
   await openApp(page, app);
   await openTraffic(page);
   const png = join(dir, 'screenshot.png');
@@ -68,4 +68,18 @@ test('a file that is not a trace is named for what it is; the app stays usable',
   await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', 'live');
   await expect(page.locator('[data-testid="server-list"][data-loaded="true"]')).toBeVisible();
   expect(app.process.exitCode).toBeNull();
+
+  // A trace cut off mid-line opens with what it has, and the notice says where and why.
+  const text = readFileSync(trace.path, 'utf8');
+  const cutAt = text.indexOf('\n', 300_000) + 100;
+  const keptEvents = text.slice(0, cutAt).split('\n').length - 2;
+  const torn = join(dir, 'torn.jsonl');
+  writeFileSync(torn, text.slice(0, cutAt));
+  await page.getByTestId('traffic-import-input').setInputFiles(torn);
+  const notice = page.getByTestId('trace-import-notice');
+  await expect(notice).toContainText(`${keptEvents.toLocaleString('en-US')} events kept. 2 problems:`);
+  await expect(notice).toContainText(`line ${(keptEvents + 2).toLocaleString('en-US')}: the file ends in the middle of this line`);
+  await expect(notice).toContainText(`the header announces ${trace.events.toLocaleString('en-US')} events; ${keptEvents.toLocaleString('en-US')} were read`);
+  await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', /^import-\d+$/);
+  await expect.poll(() => trafficCount(page)).toBe(keptEvents);
 });
