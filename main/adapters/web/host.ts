@@ -14,7 +14,6 @@ import { contentSecurityPolicy } from '../shared/csp';
 import { handleBulkRoute } from './bulk-routes';
 import { serveFile } from './static-files';
 import {
-  TOKEN_COOKIE,
   TOKEN_HEADER,
   TOKEN_QUERY,
   allowedHosts,
@@ -22,6 +21,8 @@ import {
   checkBindAddress,
   checkRequest,
   newToken,
+  tokenCookie,
+  tokenCookieName,
   type GateVerdict,
 } from './security';
 
@@ -46,6 +47,8 @@ export interface WebHost {
   readonly url: string;
   readonly port: number;
   readonly token: string;
+  /** This instance's token cookie (per port and launch). */
+  readonly cookieName: string;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = options.token ?? newToken();
   let hosts = new Set<string>();
   let origins = new Set<string>();
+  let cookieName = '';
 
   const gate = (req: IncomingMessage, requireOrigin: boolean): GateVerdict => {
     const url = new URL(req.url ?? '/', 'http://placeholder');
@@ -75,6 +79,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       token,
       hosts,
       origins,
+      cookieName,
     );
   };
 
@@ -116,7 +121,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       // Trade the token for a cookie and drop it from the address bar and history.
       url.searchParams.delete(TOKEN_QUERY);
       res.writeHead(302, {
-        'set-cookie': `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        'set-cookie': tokenCookie(cookieName, token),
         location: url.pathname + url.search,
         'cache-control': 'no-store',
       });
@@ -206,12 +211,14 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(port, options.extraHostNames);
   origins = allowedOrigins(port, options.extraHostNames);
+  cookieName = tokenCookieName(port);
   const shownHost = host.includes(':') ? `[${host}]` : host;
 
   return {
     url: `http://${shownHost}:${port}/?${TOKEN_QUERY}=${token}`,
     port,
     token,
+    cookieName,
     close: async () => {
       unsubscribe();
       for (const ws of sockets) ws.terminate();
