@@ -71,7 +71,6 @@ export async function handleBulkRoute(req: IncomingMessage, res: ServerResponse,
 }
 
 async function importRoute(req: IncomingMessage, res: ServerResponse, core: Core, params: URLSearchParams): Promise<void> {
-  // eslint-disable-next-line no-control-regex
   const name = (params.get('name') ?? 'trace.jsonl').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_NAME) || 'trace.jsonl';
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > IMPORT_LIMITS.fileBytes) {

@@ -338,7 +338,6 @@ function notATrace(name: string, sniff: Buffer, first: { line?: string; value?: 
   }
   // The sniff may end inside a character: only its complete part decides.
   const whole = sniff.length === 4096 ? sniff.subarray(0, sniff.length - 3) : sniff;
-  // eslint-disable-next-line no-control-regex
   if (sniff.includes(0) || /[\uFFFD\u0001-\u0008\u000e-\u001f\u007f-\u009f]/.test(whole.toString('utf8'))) return `${name} is binary data, not a Switchboard trace (JSON Lines text). ${OPEN_HINT}`;
   const text = sniff.toString('utf8');
   if (text.trim() === '') return `${name} holds only blank lines: there is nothing to open. ${OPEN_HINT}`;
