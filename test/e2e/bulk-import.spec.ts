@@ -5,7 +5,7 @@
  * browser, line for line; a file that is not a trace gets a message saying what it is.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -57,7 +57,7 @@ test('a 17 MB trace opens through the file chooser over HTTP, shows its events, 
   rmSync(saved);
 });
 
-test('a file that is not a trace is named for what it is; a torn one opens with where it was cut', async ({ page }) => {
+test('a file that is not a trace is named for what it is, one over 1 GiB is refused up front, a torn one opens with where it was cut', async ({ page }) => {
   await openApp(page, app);
   await openTraffic(page);
   const png = join(dir, 'screenshot.png');
@@ -68,6 +68,15 @@ test('a file that is not a trace is named for what it is; a torn one opens with 
   await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', 'live');
   await expect(page.locator('[data-testid="server-list"][data-loaded="true"]')).toBeVisible();
   expect(app.process.exitCode).toBeNull();
+
+  // A file over the size limit is refused before it is uploaded whole (a sparse file: no disk used).
+  const huge = join(dir, 'huge.jsonl');
+  writeFileSync(huge, '');
+  truncateSync(huge, 1100 * 1024 * 1024);
+  await page.getByTestId('traffic-import-input').setInputFiles(huge);
+  await expect(page.getByText('Could not open huge.jsonl')).toBeVisible();
+  await expect(page.getByText(/huge\.jsonl is 1\.1 GiB; Switchboard opens traces of up to 1\.0 GiB/)).toBeVisible();
+  rmSync(huge);
 
   // A trace cut off mid-line opens with what it has, and the notice says where and why.
   const text = readFileSync(trace.path, 'utf8');
