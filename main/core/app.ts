@@ -22,7 +22,7 @@ import type { CoreContext } from './handlers/context';
 import { serverHandlers } from './handlers/servers';
 import { taskHandlers } from './handlers/tasks';
 import { TaskRunner } from './tasks/task-runner';
-import { traceHandlers } from './handlers/trace';
+import { traceHandlers, type TraceBulk } from './handlers/trace';
 import { LogBus } from './logs/log-bus';
 import type { SettingsStore } from './store/settings';
 import { TraceHub, type TraceHubOptions } from './trace/hub';
@@ -56,6 +56,8 @@ export interface Core {
   readonly trace: TraceHub;
   readonly audit: AuditLog;
   readonly auth: AuthService;
+  /** Trace files in and out as streams (browser mode's HTTP routes), outside the contract. */
+  readonly traceBulk: TraceBulk;
   shutdown(): Promise<void>;
 }
 
@@ -131,6 +133,7 @@ export function createCore(options: CoreOptions): Core {
     trace,
     audit,
     auth,
+    traceBulk: trace$.bulk,
     shutdown: async () => {
       await connections.closeAll();
       logs.flush();

@@ -12,6 +12,7 @@ import { PushGate } from './push-gate';
 import { randomBytes } from 'node:crypto';
 import { CALLBACK_PATH, callbackPage } from '../../core/auth/login';
 import { contentSecurityPolicy } from '../shared/csp';
+import { handleBulkRoute } from './bulk-routes';
 import { serveFile } from './static-files';
 import {
   TOKEN_HEADER,
@@ -111,6 +112,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       res.end(`${verdict.reason}. Open the URL that "npm run web" printed.\n`);
       return;
     }
+    if (await handleBulkRoute(req, res, options.core, verdict)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;

@@ -4,8 +4,21 @@
  * is parsed on its own: a broken one is reported by name and the rest still import.
  */
 import type { z } from 'zod';
+import { LIMITS, depthOf } from '../../../contract/bounded-json';
 import { ServerConfigInput } from '../../../contract';
 import { formatIssues } from '../errors';
+
+/** The named limits of a server-list import. */
+export const CONFIG_IMPORT_LIMITS = {
+  /** Servers in one file: a real client configuration has a few dozen. */
+  servers: 200,
+  /** Problems listed one by one; the rest are counted in a last entry. */
+  problems: 50,
+  /** One string anywhere in an entry (a command, an argument, a URL, an env value). */
+  fieldChars: 64 * 1024,
+  /** Characters of an entry's name quoted in a problem. */
+  nameChars: 120,
+} as const;
 
 /** A server entry as parsed: validated, defaults applied. */
 export type ImportedServer = z.output<typeof ServerConfigInput>;
@@ -26,13 +39,19 @@ export interface ImportResult {
 type Entry = Record<string, unknown>;
 
 export function parseServerFile(text: string): ImportResult {
+  const head = text.slice(0, 1024);
+  if (head.includes('\u0000') || head.includes('\uFFFD')) throw new Error('This is binary data (an image, an archive…), not a JSON server list. Nothing was imported.');
   let document: unknown;
   try {
     document = JSON.parse(stripJsonComments(text));
   } catch (error) {
-    throw new Error(`Not valid JSON: ${(error as Error).message}`);
+    const firstLine = text.slice(0, text.indexOf('\n') >>> 0);
+    if (/"format"\s*:\s*"switchboard-trace"/.test(firstLine.slice(0, 4096))) {
+      throw new Error('This is a Switchboard trace (JSONL), not a server list: open it under Traffic → Import. Nothing was imported.');
+    }
+    throw new Error(`Not valid JSON: ${clip((error as Error).message, 300)}. Nothing was imported.`);
   }
-  if (!document || typeof document !== 'object') throw new Error('Expected a JSON object with "mcpServers" or "servers".');
+  if (!document || typeof document !== 'object' || Array.isArray(document)) throw new Error('Expected a JSON object with "mcpServers" or "servers". Nothing was imported.');
   const doc = document as Record<string, unknown>;
   if (doc.switchboard !== undefined && Array.isArray(doc.servers)) {
     return collect('switchboard', (doc.servers as unknown[]).map((s, i) => [nameOf(s, i), s]), (raw) => raw as ImportedServer, []);
@@ -54,20 +73,56 @@ function collect(
   convert: (raw: unknown, name: string) => unknown,
   inputs: ImportResult['inputs'],
 ): ImportResult {
+  if (entries.length > CONFIG_IMPORT_LIMITS.servers) {
+    throw new Error(
+      `The file lists ${entries.length.toLocaleString('en-US')} servers; an import takes at most ${CONFIG_IMPORT_LIMITS.servers} (a client configuration has a few dozen). Nothing was imported: split the file, or remove the entries you do not need.`,
+    );
+  }
   const servers: ImportedServer[] = [];
   const problems: ImportProblem[] = [];
   for (const [name, raw] of entries) {
     try {
       if (!raw || typeof raw !== 'object') throw new Error('entry is not an object');
+      const oversize = oversizeField(raw);
+      if (oversize) throw new Error(oversize);
       const parsed = ServerConfigInput.safeParse(convert(raw, name));
       if (!parsed.success) throw new Error(formatIssues(parsed.error).map((i) => `${i.path}: ${i.message}`).join('; '));
       servers.push(parsed.data);
     } catch (error) {
-      problems.push({ name, message: (error as Error).message });
+      problems.push({ name: clip(name, CONFIG_IMPORT_LIMITS.nameChars), message: clip((error as Error).message, 500) });
     }
   }
-  return { format, servers, problems, inputs };
+  return { format, servers, problems: boundProblems(problems), inputs };
 }
+
+/** At most `max` problems, then one entry counting the rest ("and 9,950 more"). */
+export function boundProblems(problems: ImportProblem[], max: number = CONFIG_IMPORT_LIMITS.problems): ImportProblem[] {
+  if (problems.length <= max) return problems;
+  const rest = problems.length - max;
+  return [...problems.slice(0, max), { name: `and ${rest.toLocaleString('en-US')} more`, message: `${rest.toLocaleString('en-US')} more entries could not be imported (not listed)` }];
+}
+
+/** Why an entry is too big to consider, or undefined: nesting past the carried depth, or a huge string. */
+function oversizeField(raw: object): string | undefined {
+  if (depthOf(raw, LIMITS.carriedDepth) > LIMITS.carriedDepth) return `entry is nested deeper than ${LIMITS.carriedDepth} levels`;
+  const stack: [unknown, string][] = [[raw, '']];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.length > CONFIG_IMPORT_LIMITS.fieldChars) {
+        return `${path || 'a field'} is ${(value.length / 1024).toFixed(0)} K characters long; a field may have at most ${CONFIG_IMPORT_LIMITS.fieldChars / 1024} K`;
+      }
+    } else if (value && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (key.length > CONFIG_IMPORT_LIMITS.fieldChars) return `a key is ${(key.length / 1024).toFixed(0)} K characters long; a field may have at most ${CONFIG_IMPORT_LIMITS.fieldChars / 1024} K`;
+        stack.push([child, path ? `${path}.${key}` : key]);
+      }
+    }
+  }
+  return undefined;
+}
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** Explicit type/transport/transportType wins; else command → stdio, url → HTTP (auto). */
 export function fromClientEntry(name: string, entry: Entry): unknown {

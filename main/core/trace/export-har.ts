@@ -74,6 +74,28 @@ export function buildHar(input: HarExportInput): Record<string, unknown> {
   };
 }
 
+/**
+ * The same HAR as text in pieces (one entry a piece), for streaming to a file or a response: a
+ * large trace never becomes one string (V8 caps a string near 512 MiB).
+ */
+export function* harChunks(input: HarExportInput): Generator<string> {
+  const log = buildHar(input).log as Record<string, unknown>;
+  let first = true;
+  yield '{"log":{';
+  for (const [key, value] of Object.entries(log)) {
+    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (key !== 'entries' || !Array.isArray(value)) {
+      yield safeStringify(value);
+      continue;
+    }
+    yield '[';
+    for (let i = 0; i < value.length; i++) yield `${i ? ',' : ''}\n${safeStringify(value[i])}`;
+    yield ']';
+  }
+  yield '}}\n';
+}
+
 function entry(x: Exchange, exportedAt: number, names: Record<string, string> | undefined): Record<string, unknown> {
   const req = x.request!;
   const res = x.response;

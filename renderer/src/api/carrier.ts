@@ -274,3 +274,8 @@ function notify(listeners: Set<() => void>, failure: string): void {
     }
   }
 }
+
+/** Which carrier this page speaks through, decided as `connectApi` decides it. */
+export function carrierKind(): CarrierKind {
+  return window.switchboard ? 'electron' : 'browser';
+}

@@ -7,6 +7,7 @@ import { Badge, Button, Group, Menu, Switch, Text, Tooltip } from '@mantine/core
 import { notifications } from '@mantine/notifications';
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { ServerStatus } from '../../../../contract';
+import { bulkTransfer, downloadTrace, uploadTrace } from '../../api/bulk';
 import { useApi } from '../../api/context';
 import { downloadText } from '../../components/download';
 import { LiveContext, useTraceBuffer } from '../../state/live';
@@ -20,6 +21,15 @@ import classes from './TrafficView.module.css';
 import { filterQuery, handledIntents, hasFilters, importedServers, traffic, useTrafficState } from './traffic-store';
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** "5,000 events kept. 2 problems: line 4: not JSON …; line 9: …" — what was wrong, where, and what was kept. */
+function importSummary(events: number, problems: { line: number; message: string }[]): string {
+  const kept = `${formatCount(events)} events${problems.length ? ' kept' : ''}.`;
+  if (problems.length === 0) return kept;
+  const shown = problems.slice(0, 3).map((p) => `line ${p.line.toLocaleString('en-US')}: ${p.message}`);
+  const more = problems.length > 3 ? `; … ${problems.length - 3} more (${problems.at(-1)!.message})` : '';
+  return `${kept} ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${shown.join('; ')}${more}.`;
+}
 
 export function TrafficView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
@@ -160,8 +170,11 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
   const exportTrace = async (format: 'jsonl' | 'har') => {
     setBusy(format);
     try {
-      const { filename, mimeType, text } = await api.traceExport({ format, source: sourceId });
-      downloadText(filename, text, mimeType);
+      if (bulkTransfer()) await downloadTrace(format, sourceId);
+      else {
+        const { filename, mimeType, text } = await api.traceExport({ format, source: sourceId });
+        downloadText(filename, text, mimeType);
+      }
     } catch (error) {
       notifications.show({ color: 'red', title: `Export as ${format.toUpperCase()} failed`, message: errorMessage(error) });
     } finally {
@@ -172,13 +185,16 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
   const importTrace = async (file: File) => {
     setBusy('import');
     try {
-      const result = await api.traceImport({ name: file.name, text: await file.text() });
+      // Browser mode streams the file to the host; the contract would carry it as one message.
+      const result = bulkTransfer() ? await uploadTrace(file) : await api.traceImport({ name: file.name, text: await file.text() });
       importedServers.set(result.source, result.servers);
       navigation.useSource({ id: result.source, name: file.name });
       notifications.show({
         color: result.problems.length ? 'yellow' : undefined,
         title: `Opened ${file.name} read-only`,
-        message: `${formatCount(result.events)} events${result.problems.length ? `; ${result.problems.length} lines could not be read (first: line ${result.problems[0]!.line}: ${result.problems[0]!.message})` : ''}.`,
+        message: importSummary(result.events, result.problems),
+        autoClose: result.problems.length ? false : undefined,
+        'data-testid': 'trace-import-notice',
       });
     } catch (error) {
       notifications.show({ color: 'red', title: `Could not open ${file.name}`, message: errorMessage(error) });
