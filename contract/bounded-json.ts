@@ -94,9 +94,7 @@ function cut(value: unknown, maxDepth: number): unknown {
   const work: { src: unknown; dst: Record<string, unknown> | unknown[]; key: string | number; depth: number }[] = [{ src: value, dst: root as Record<string, unknown>, key: 'v', depth: 1 }];
   while (work.length > 0) {
     const { src, dst, key, depth } = work.pop()!;
-    const put = (v: unknown) => {
-      (dst as Record<string | number, unknown>)[key] = v;
-    };
+    const put = (v: unknown) => setOwn(dst, key, v);
     if (!isContainer(src)) {
       put(src);
       continue;
@@ -119,11 +117,17 @@ function cut(value: unknown, maxDepth: number): unknown {
       put(copy);
       const keys = Object.keys(src);
       // Assign keys in order so the copy serializes in the source's key order.
-      for (const k of keys) copy[k] = undefined;
+      for (const k of keys) setOwn(copy, k, undefined);
       for (let i = keys.length - 1; i >= 0; i--) work.push({ src: (src as Record<string, unknown>)[keys[i]!], dst: copy, key: keys[i]!, depth: depth + 1 });
     }
   }
   return root.v;
+}
+
+/** An own property even for `__proto__` (a key JSON.parse makes own; plain assignment would set the prototype). */
+function setOwn(target: Record<string, unknown> | unknown[], key: string | number, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else (target as Record<string | number, unknown>)[key] = value;
 }
 
 /**

@@ -49,4 +49,13 @@ describe('bounded JSON', () => {
     expect(parsed.self.self.self.name).toBe('loop');
     expect(isTruncationMarker(parsed.self.self.self.self)).toBe(true);
   });
+
+  it('keeps a __proto__ key of a cut value as data (never as the prototype)', () => {
+    const v = JSON.parse('{"__proto__": {"polluted": true}, "deep": [[[[1]]]]}');
+    const cut = boundDepth(v, 3) as Record<string, unknown>;
+    expect(Object.keys(cut)).toEqual(['__proto__', 'deep']);
+    expect(JSON.parse(JSON.stringify(cut)).__proto__).toEqual({ polluted: true });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(cut)).toBe(Object.prototype);
+  });
 });
