@@ -26,6 +26,7 @@ import { traceHandlers, type TraceBulk } from './handlers/trace';
 import { LogBus } from './logs/log-bus';
 import type { SettingsStore } from './store/settings';
 import { TraceHub, type TraceHubOptions } from './trace/hub';
+import { removeOrphanedTraceDirs } from './trace/store';
 
 export interface CoreOptions {
   settings: SettingsStore;
@@ -66,7 +67,10 @@ export function createCore(options: CoreOptions): Core {
   const logs = new LogBus(events);
   // No event lost without a line saying so (a carrier failing to send one, say).
   events.reportListenerErrors((event, error) => logs.app('error', `The "${event}" event could not be delivered: ${error instanceof Error ? error.message : String(error)}`));
-  const trace = new TraceHub(events, options.trace);
+  // Temp folders of sessions that ended without closing their trace (kill -9, a crash).
+  const orphans = removeOrphanedTraceDirs();
+  if (orphans.folders > 0) logs.app('info', `Removed ${orphans.folders} trace folder${orphans.folders === 1 ? '' : 's'} left by Switchboard sessions that ended unexpectedly (${(orphans.bytes / 1024 ** 2).toFixed(1)} MiB).`);
+  const trace = new TraceHub(events, { ...options.trace, store: { ...options.trace?.store, onLimit: (message) => logs.app('error', `Trace: ${message}.`) } });
   const broker = new RequestBroker(events, trace.record);
   const popup = options.login instanceof PopupLogin ? options.login : undefined;
   popup?.attach({ prompt: (prompt) => events.emit('signInPrompt', prompt), ended: (ended) => events.emit('signInEnded', ended) });

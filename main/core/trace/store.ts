@@ -6,7 +6,7 @@
  * `windowSize`; older events are written to a per-session spill file and read back on demand.
  * Payloads larger than `previewBytes` go to a blob file at once; the event keeps a preview.
  */
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIMITS, safeStringify } from '../../../contract/bounded-json';
@@ -20,7 +20,17 @@ export interface TraceStoreOptions {
   previewBytes?: number;
   /** Directory for the spill files (default: a fresh temp dir, removed on close). */
   dir?: string;
+  /** The spill file's cap (default `SPILL_CAP_BYTES`): past it, recording to disk pauses. */
+  maxSpillBytes?: number;
+  /** Told once, in words, when recording to disk pauses at the cap. */
+  onLimit?: (message: string) => void;
 }
+
+/** A session's spill file may grow to this; then recording to disk pauses (docs/limits.md). */
+export const SPILL_CAP_BYTES = 4 * 1024 ** 3;
+
+/** The file a store writes into its own temp dir naming the process that owns it (orphan clean-up). */
+export const OWNER_FILE = 'owner.pid';
 
 export interface TraceQuery {
   servers?: string[];
@@ -56,6 +66,8 @@ const CHANNEL_ID = new Map(CHANNELS.map((c, i) => [c, i]));
 const KIND_ID = new Map(EVENT_KINDS.map((k, i) => [k, i]));
 const FLAG_ERROR = 1;
 const SPILL_FLUSH_BYTES = 1 << 20;
+/** Spill offset of an event evicted after recording to disk paused at the cap. */
+const PAUSED_OFFSET = -3;
 const MAX_LIMIT = 5_000;
 /** Evicted events allowed to wait for serialization before it happens on the append path. */
 const MAX_UNSERIALIZED = 2_000;
@@ -123,6 +135,11 @@ export class TraceStore {
   private closed = false;
   /** Why spilled events were lost, once the spill file failed. */
   private spillFailure: string | undefined;
+  private readonly maxSpillBytes: number;
+  private readonly onLimit: ((message: string) => void) | undefined;
+  /** Set once the spill file reached its cap: why later evicted events are not on disk. */
+  private paused: string | undefined;
+  private limitReported = false;
 
   /** Time base: wall clock at start plus a monotonic offset, for sub-millisecond precision that never runs backwards. */
   private readonly wallBase = Date.now();
@@ -133,6 +150,9 @@ export class TraceStore {
     this.previewBytes = options.previewBytes ?? 256 * 1024;
     this.ownsDir = !options.dir;
     this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'switchboard-trace-'));
+    if (this.ownsDir) writeOwner(this.dir);
+    this.maxSpillBytes = options.maxSpillBytes ?? SPILL_CAP_BYTES;
+    this.onLimit = options.onLimit;
     this.recent = new Array(this.windowSize);
   }
 
@@ -320,6 +340,10 @@ export class TraceStore {
     if (this.closed) return;
     for (const event of this.evicted) {
       const index = event.seq - 1;
+      if (this.paused) {
+        this.spillOffset.set(index, PAUSED_OFFSET);
+        continue;
+      }
       const line = serializeEvent(event) + '\n';
       const length = Buffer.byteLength(line);
       if (this.pending.length === 0) this.pendingFrom = index;
@@ -335,6 +359,24 @@ export class TraceStore {
   private flushSpill(): void {
     if (this.pending.length === 0) return;
     const chunk = Buffer.from(this.pending.join(''), 'utf8');
+    if (this.spillSize + chunk.length > this.maxSpillBytes) {
+      // Recording to disk pauses, loudly: these and later evicted events read back as stubs
+      // saying so; the index (every event's seq, time, server, kind) and the window go on.
+      this.paused ??= `recording paused at ${formatBytes(this.maxSpillBytes)}: the trace's spill file reached its cap; older events than the newest ${this.windowSize.toLocaleString('en-US')} are no longer kept (export what you need and start a new session)`;
+      for (let i = this.pendingFrom; i < this.count; i++) if (this.spillOffset.get(i) >= this.spillSize) this.spillOffset.set(i, PAUSED_OFFSET);
+      this.pending = [];
+      this.pendingBytes = 0;
+      if (!this.limitReported) {
+        this.limitReported = true;
+        console.error(`switchboard: trace: ${this.paused}`);
+        try {
+          this.onLimit?.(this.paused);
+        } catch {
+          /* a listener's failure must not stop the append path */
+        }
+      }
+      return;
+    }
     try {
       this.spillFd ??= openSync(join(this.dir, `trace-${process.pid}-${this.wallBase}.jsonl`), 'w+', 0o600);
       writeSync(this.spillFd, chunk, 0, chunk.length, this.spillSize);
@@ -355,6 +397,7 @@ export class TraceStore {
     if (this.pending.length > 0 && index >= this.pendingFrom && this.spillOffset.get(index) >= 0) this.flushSpill();
     const offset = this.spillOffset.get(index);
     if (offset === -2) return this.lostEvent(index, this.spillFailure ?? 'the spill file could not be written');
+    if (offset === PAUSED_OFFSET) return this.lostEvent(index, this.paused ?? 'recording paused');
     if (offset < 0) return undefined;
     const length = this.spillLength.get(index);
     try {
@@ -409,4 +452,59 @@ function isError(event: TraceEvent): boolean {
     (event.http?.status !== undefined && event.http.status >= 400 && event.http.status !== 405) ||
     event.http?.end === 'error'
   );
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+}
+
+function writeOwner(dir: string): void {
+  try {
+    writeFileSync(join(dir, OWNER_FILE), String(process.pid), { mode: 0o600 });
+  } catch {
+    /* best effort: without it, clean-up leaves the folder alone */
+  }
+}
+
+/**
+ * Removes the temp folders of trace stores whose process is gone (a `kill -9`, a crash): each
+ * names its owner in `owner.pid`; a folder whose owner is alive, or that names none, is left.
+ * Returns how many folders and bytes were freed.
+ */
+export function removeOrphanedTraceDirs(root: string = tmpdir()): { folders: number; bytes: number } {
+  let folders = 0;
+  let bytes = 0;
+  let names: string[];
+  try {
+    names = readdirSync(root).filter((n) => n.startsWith('switchboard-trace-'));
+  } catch {
+    return { folders, bytes };
+  }
+  for (const name of names) {
+    const dir = join(root, name);
+    let pid: number;
+    try {
+      pid = Number(readFileSync(join(dir, OWNER_FILE), 'utf8').trim());
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isAlive(pid)) continue;
+    try {
+      for (const file of readdirSync(dir)) bytes += statSync(join(dir, file)).size;
+      rmSync(dir, { recursive: true, force: true });
+      folders++;
+    } catch {
+      /* another process cleaning up, or no permission: leave it */
+    }
+  }
+  return { folders, bytes };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
