@@ -1,0 +1,50 @@
+/**
+ * npm run fuzz -- [--runs N] [--seed S] [--seeds K] [--path P] [--full] [--out FILE]
+ *
+ * Runs N cases per seed (default 100; seed default: random, printed) against a fresh host.
+ * `--seeds K` runs K consecutive seeds from S. `--path P` replays one case (the path a failure
+ * printed) with `--runs 1`. `--full` uses the big scale (strings of megabytes). `--out FILE`
+ * writes every failure (seed, path, case, what failed) as JSON, ready to pin in
+ * test/fuzz/regressions.test.ts. The last line is the summary; exit code 1 if anything failed.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { CI_SCALE, FULL_SCALE } from './arbitraries';
+import { Fuzzer, emptyStats, runSeed, summaryLine } from './run';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '100' },
+    seed: { type: 'string' },
+    seeds: { type: 'string', default: '1' },
+    path: { type: 'string' },
+    full: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+
+const first = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
+const runs = Number(values.runs);
+const seeds = Number(values.seeds);
+const stats = emptyStats();
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+const fuzzer = await Fuzzer.start();
+const started = Date.now();
+try {
+  for (let seed = first; seed < first + seeds; seed++) {
+    log(`seed ${seed}: ${runs} cases${values.path ? ` from path ${values.path}` : ''}`);
+    try {
+      await runSeed(fuzzer, { seed, runs, scale: values.full ? FULL_SCALE : CI_SCALE, path: values.path, log }, stats);
+    } catch (error) {
+      log(`seed ${seed} stopped: ${(error as Error).message.split('\n')[0]}`);
+      break;
+    }
+  }
+} finally {
+  await fuzzer.close();
+}
+if (values.out) writeFileSync(values.out, JSON.stringify(stats.failures, null, 2));
+log(`states after connect: ${JSON.stringify(stats.states)}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
+log(summaryLine(stats));
+process.exitCode = stats.failed ? 1 : 0;
