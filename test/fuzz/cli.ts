@@ -20,6 +20,7 @@ const { values } = parseArgs({
     path: { type: 'string' },
     full: { type: 'boolean', default: false },
     out: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
   },
 });
 
@@ -35,7 +36,7 @@ try {
   for (let seed = first; seed < first + seeds; seed++) {
     log(`seed ${seed}: ${runs} cases${values.path ? ` from path ${values.path}` : ''}`);
     try {
-      await runSeed(fuzzer, { seed, runs, scale: values.full ? FULL_SCALE : CI_SCALE, path: values.path, log }, stats);
+      await runSeed(fuzzer, { seed, runs, scale: values.full ? FULL_SCALE : CI_SCALE, path: values.path, log, verbose: values.verbose }, stats);
     } catch (error) {
       log(`seed ${seed} stopped: ${(error as Error).message.split('\n')[0]}`);
       break;
@@ -45,6 +46,6 @@ try {
   await fuzzer.close();
 }
 if (values.out) writeFileSync(values.out, JSON.stringify(stats.failures, null, 2));
-log(`states after connect: ${JSON.stringify(stats.states)}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
+log(`states after connect: ${JSON.stringify(stats.states)}; hosts started: ${fuzzer.hostsStarted}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
 log(summaryLine(stats));
 process.exitCode = stats.failed ? 1 : 0;

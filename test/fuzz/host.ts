@@ -68,6 +68,14 @@ export async function startHost(): Promise<Host> {
     ws.once('error', fail);
   });
   const pending = new Map<number, (reply: Envelope) => void>();
+  const failing = new Map<number, (error: Error) => void>();
+  const failAll = (why: string) => {
+    for (const f of failing.values()) f(new Error(why));
+    failing.clear();
+    pending.clear();
+  };
+  child.on('exit', (code, signal) => failAll(`host died (exit ${code ?? signal}) while waiting for a reply`));
+  ws.on('close', () => failAll('host WebSocket closed while waiting for a reply'));
   ws.on('message', (data) => {
     let frame: { type: string; id?: number; reply?: Envelope };
     try {
@@ -89,11 +97,17 @@ export async function startHost(): Promise<Host> {
       const id = nextId++;
       const timer = setTimeout(() => {
         pending.delete(id);
+        failing.delete(id);
         fail(new HangError(method, deadlineMs));
       }, deadlineMs);
       pending.set(id, (reply) => {
         clearTimeout(timer);
+        failing.delete(id);
         done(reply as Envelope & { result?: T });
+      });
+      failing.set(id, (error) => {
+        clearTimeout(timer);
+        fail(error);
       });
       ws.send(JSON.stringify({ id, method, args }));
     });

@@ -31,6 +31,7 @@ export interface CaseResult {
   /** Observations that are not failures (lossy but documented behaviour). */
   notes: string[];
   state?: string;
+  ms?: number;
 }
 
 interface ServerStatusLike {
@@ -53,8 +54,11 @@ export class Fuzzer {
   private n = 0;
   private healthyId = '';
 
+  /** Hosts started in this run (a dead host is replaced, so one crash does not end the run). */
+  hostsStarted = 1;
+
   private constructor(
-    readonly host: Host,
+    public host: Host,
     readonly fuzz: FuzzServer,
     private readonly healthy: RunningFixture,
   ) {}
@@ -62,11 +66,25 @@ export class Fuzzer {
   static async start(): Promise<Fuzzer> {
     const [host, fuzz, healthy] = await Promise.all([startHost(), startFuzzServer(), startFixture({ transport: 'http', era: 'both' })]);
     const fuzzer = new Fuzzer(host, fuzz, healthy);
-    const added = await host.ok<ServerStatusLike>('addServer', { name: 'healthy', target: { type: 'http', url: healthy.url, transport: 'streamable-http' }, era: 'legacy', pingIntervalSec: 0 });
-    fuzzer.healthyId = added.id;
-    const connected = await host.ok<ServerStatusLike>('connectServer', { id: added.id });
-    if (connected.state !== 'connected') throw new Error(`the healthy server did not connect: ${connected.error}`);
+    await fuzzer.addHealthy();
     return fuzzer;
+  }
+
+  private async addHealthy(): Promise<void> {
+    const added = await this.host.ok<ServerStatusLike>('addServer', { name: 'healthy', target: { type: 'http', url: this.healthy.url, transport: 'streamable-http' }, era: 'legacy', pingIntervalSec: 0 });
+    this.healthyId = added.id;
+    const connected = await this.host.ok<ServerStatusLike>('connectServer', { id: added.id });
+    if (connected.state !== 'connected') throw new Error(`the healthy server did not connect: ${connected.error}`);
+  }
+
+  /** After a crash (already reported by the case that caused it): a new host, so the run goes on. */
+  private async replaceDeadHost(): Promise<void> {
+    if (this.host.alive()) return;
+    await this.host.close();
+    this.host = await startHost();
+    this.hostsStarted++;
+    this.lastSeq = 0;
+    await this.addHealthy();
   }
 
   async close(): Promise<void> {
@@ -91,6 +109,7 @@ export class Fuzzer {
 
   /** Runs one case against the live host and checks every invariant. */
   async runCase(c: FuzzCase): Promise<CaseResult> {
+    await this.replaceDeadHost();
     const result: CaseResult = { checks: 0, failures: [], notes: [] };
     const fail = (why: string) => result.failures.push(why);
     const check = (ok: boolean, why: () => string) => {
@@ -369,6 +388,7 @@ export interface RunOptions {
   /** Replay from this fast-check path (a case index, or a shrunk path). */
   path?: string;
   log?: (line: string) => void;
+  verbose?: boolean;
 }
 
 export interface Failure {
@@ -397,7 +417,10 @@ export async function runSeed(fuzzer: Fuzzer, options: RunOptions, stats: RunSta
   await fc.assert(
     fc.asyncProperty(fuzzCase(options.scale ?? CI_SCALE), async (c) => {
       const path = String(index++);
+      const t0 = Date.now();
       const outcome = await fuzzer.runCase(c);
+      outcome.ms = Date.now() - t0;
+      if (options.verbose) options.log?.(`case ${path}: ${c.carrier} ${c.target} ${outcome.state} ${outcome.ms} ms ${outcome.failures.length ? 'FAIL' : 'ok'}`);
       stats.cases++;
       stats.checks += outcome.checks;
       stats.states[outcome.state ?? 'none'] = (stats.states[outcome.state ?? 'none'] ?? 0) + 1;
@@ -407,7 +430,6 @@ export async function runSeed(fuzzer: Fuzzer, options: RunOptions, stats: RunSta
         stats.failures.push({ seed: options.seed, path, case: c, failures: outcome.failures });
         options.log?.(`FAIL seed ${options.seed} path ${path}: ${outcome.failures.join(' | ').slice(0, 1500)}\n  case: ${describeCase(c)}`);
       }
-      if (!fuzzer.host.alive()) throw new Error('the host died: the run cannot go on');
       return true;
     }),
     { seed: options.seed, numRuns: options.runs, ...(options.path ? { path: options.path } : {}), endOnFailure: true },
