@@ -1,9 +1,10 @@
 /**
- * npm run fuzz -- [--runs N] [--seed S] [--seeds K] [--path P] [--full] [--out FILE]
+ * npm run fuzz -- [--runs N] [--seed S] [--seeds K] [--path P] [--full] [--max-depth D] [--out FILE] [--verbose]
  *
  * Runs N cases per seed (default 100; seed default: random, printed) against a fresh host.
  * `--seeds K` runs K consecutive seeds from S. `--path P` replays one case (the path a failure
- * printed) with `--runs 1`. `--full` uses the big scale (strings of megabytes). `--out FILE`
+ * printed) with `--runs 1`. `--full` uses the big scale (strings of megabytes); `--max-depth D`
+ * caps nesting (to look past the deep-value bugs for others). `--out FILE`
  * writes every failure (seed, path, case, what failed) as JSON, ready to pin in
  * test/fuzz/regressions.test.ts. The last line is the summary; exit code 1 if anything failed.
  */
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     full: { type: 'boolean', default: false },
     out: { type: 'string' },
     verbose: { type: 'boolean', default: false },
+    'max-depth': { type: 'string' },
   },
 });
 
@@ -28,6 +30,7 @@ const first = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.
 const runs = Number(values.runs);
 const seeds = Number(values.seeds);
 const stats = emptyStats();
+const scale = { ...(values.full ? FULL_SCALE : CI_SCALE), ...(values['max-depth'] ? { maxDepth: Number(values['max-depth']) } : {}) };
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 const fuzzer = await Fuzzer.start();
@@ -36,7 +39,7 @@ try {
   for (let seed = first; seed < first + seeds; seed++) {
     log(`seed ${seed}: ${runs} cases${values.path ? ` from path ${values.path}` : ''}`);
     try {
-      await runSeed(fuzzer, { seed, runs, scale: values.full ? FULL_SCALE : CI_SCALE, path: values.path, log, verbose: values.verbose }, stats);
+      await runSeed(fuzzer, { seed, runs, scale, path: values.path, log, verbose: values.verbose }, stats);
     } catch (error) {
       log(`seed ${seed} stopped: ${(error as Error).message.split('\n')[0]}`);
       break;
