@@ -98,6 +98,12 @@ export interface TraceEvent {
   durationMs?: number;
   /** The payload: parsed JSON when it was JSON, else text. Redacted. */
   body?: unknown;
+  /**
+   * The body's text exactly as it arrived (redacted), kept when the parsed `body` was nested
+   * deeper than LIMITS.carriedDepth and had to be cut (the cut parts are truncation markers).
+   * Exports write this text, byte for byte, in place of `body`.
+   */
+  raw?: string;
   /** True when `body` is a preview of a larger payload; the whole one is paged from disk. */
   truncated?: boolean;
   /** Free text: a stderr line, an error message, a state name. */

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrowserWindow, app, dialog, ipcMain, protocol, shell } from 'electron';
 import { createCore, type Core } from './core/app';
+import { installProcessGuards } from './core/logs/process-guards';
 import { forwardEvents, originOf, registerIpc, trustedSenderCheck } from './adapters/electron/ipc';
 import { installAppProtocol, registerScheme } from './adapters/electron/protocol';
 import { ElectronLoginWindow } from './adapters/electron/login-window';
@@ -28,6 +29,9 @@ app.enableSandbox();
 
 let core: Core | undefined;
 let mainWindow: BrowserWindow | null = null;
+
+// Whatever escapes is reported (stderr and the Logs view) instead of Electron's crash dialog; the app keeps running.
+installProcessGuards({ logs: () => core?.logs });
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();

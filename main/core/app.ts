@@ -4,6 +4,7 @@
  * build one of these and attach.
  */
 import { dirname, join } from 'node:path';
+import { safeStringify } from '../../contract/bounded-json';
 import { FileAuditLog, MemoryAuditLog, type AuditLog } from './audit/audit-log';
 import { ConnectionManager } from './connection/manager';
 import { createDispatcher, type Dispatch, type Handlers } from './dispatcher';
@@ -61,6 +62,8 @@ export interface Core {
 export function createCore(options: CoreOptions): Core {
   const events = new EventHub();
   const logs = new LogBus(events);
+  // No event lost without a line saying so (a carrier failing to send one, say).
+  events.reportListenerErrors((event, error) => logs.app('error', `The "${event}" event could not be delivered: ${error instanceof Error ? error.message : String(error)}`));
   const trace = new TraceHub(events, options.trace);
   const broker = new RequestBroker(events, trace.record);
   const popup = options.login instanceof PopupLogin ? options.login : undefined;
@@ -78,7 +81,7 @@ export function createCore(options: CoreOptions): Core {
       onStderrLine: (serverId, line) => logs.write({ serverId, source: 'stderr', level: 'info', text: line }),
       onError: (serverId, message) => logs.app('error', message, serverId),
       onServerLog: (serverId, level, logger, data) =>
-        logs.write({ serverId, source: 'server', level: LOG_LEVELS[level] ?? 'info', text: `${logger ? `[${logger}] ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}` }),
+        logs.write({ serverId, source: 'server', level: LOG_LEVELS[level] ?? 'info', text: `${logger ? `[${logger}] ` : ''}${typeof data === 'string' ? data : safeStringify(data)}` }),
       onResourceUpdated: (serverId, uri) => events.emit('resourceUpdated', { serverId, uri, ts: Date.now() }),
       onElicitationComplete: (serverId, elicitationId) => events.emit('elicitationComplete', { serverId, elicitationId, ts: Date.now() }),
     },

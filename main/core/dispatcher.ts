@@ -4,6 +4,7 @@
  * Electron or WebSockets: a carrier hands it a method name and raw arguments.
  */
 import type { z } from 'zod';
+import { LIMITS, depthOf } from '../../contract/bounded-json';
 import {
   METHOD_NAMES,
   methods,
@@ -45,6 +46,8 @@ export function createDispatcher(handlers: Handlers, onUnexpected?: (method: str
     if (!isMethodName(method)) {
       return fail({ code: 'unknown-method', message: `Unknown method "${String(method).slice(0, 80)}"` });
     }
+    const tooDeep = argumentDepthError(rawArgs);
+    if (tooDeep) return fail({ code: 'invalid-arguments', message: `Invalid arguments for ${method}: ${tooDeep}` });
     const parsed = methods[method].args.safeParse(rawArgs ?? {});
     if (!parsed.success) {
       const issues = formatIssues(parsed.error);
@@ -60,6 +63,22 @@ export function createDispatcher(handlers: Handlers, onUnexpected?: (method: str
       return fail({ code: 'failed', message: error instanceof Error ? error.message : String(error) });
     }
   };
+}
+
+/**
+ * Levels a method's own envelope adds around what a person wrote: callTool's `args` sits inside
+ * `{ tool, args }`, a saved call's one level further down.
+ */
+const ENVELOPE_LEVELS = 3;
+
+/** Arguments nested past what the SDK (and zod) can walk are refused before anything walks them. */
+function argumentDepthError(rawArgs: unknown): string | undefined {
+  const limit = LIMITS.argumentDepth + ENVELOPE_LEVELS;
+  const depth = depthOf(rawArgs, limit);
+  if (depth <= limit) return undefined;
+  // Counted below the method's own arguments object, as a person sees what they wrote.
+  const nested = depthOf(rawArgs) - 1;
+  return `arguments are nested ${nested.toLocaleString('en-US')} levels deep; Switchboard sends at most ${LIMITS.argumentDepth}`;
 }
 
 function fail(error: ContractErrorShape): Envelope {

@@ -8,6 +8,18 @@ export type EventListener = <E extends EventName>(event: E, payload: EventPayloa
 
 export class EventHub {
   private readonly listeners = new Set<EventListener>();
+  private reporting = false;
+
+  /**
+   * @param onListenerError Told of every listener that threw (the core logs it as an app error);
+   *   stderr always gets a line, so no event is lost without a trace of it.
+   */
+  constructor(private onListenerError?: (event: EventName, error: unknown) => void) {}
+
+  /** Set once the log bus exists (it is itself built on this hub). */
+  reportListenerErrors(report: (event: EventName, error: unknown) => void): void {
+    this.onListenerError = report;
+  }
 
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
@@ -18,9 +30,26 @@ export class EventHub {
     for (const listener of this.listeners) {
       try {
         listener(event, payload);
-      } catch {
+      } catch (error) {
         // A broken carrier (a closed socket, a destroyed window) must not stop the others.
+        this.report(event, error);
       }
+    }
+  }
+
+  private report(event: EventName, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`switchboard: a listener of the "${event}" event failed: ${message}`);
+    // Reporting writes a log line, which is emitted in turn: a listener failing on log batches
+    // is left to stderr, or each report would cause the next.
+    if (this.reporting || !this.onListenerError || event === 'logBatch') return;
+    this.reporting = true;
+    try {
+      this.onListenerError(event, error);
+    } catch {
+      // stderr has it
+    } finally {
+      this.reporting = false;
     }
   }
 }

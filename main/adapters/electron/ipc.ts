@@ -4,6 +4,7 @@
  * structural interfaces (Electron's real objects satisfy them) so it runs in plain Node tests.
  */
 import type { Envelope } from '../../../contract';
+import { boundDepth } from '../../../contract/bounded-json';
 import { METHOD_NAMES, ipcChannel, type MethodName } from '../../../contract/names';
 import type { Dispatch } from '../../core/dispatcher';
 import type { EventHub } from '../../core/events';
@@ -58,7 +59,9 @@ export function registerIpc<E>(ipcMain: IpcMainLike<E>, dispatch: Dispatch, isTr
     }
     if (!trusted) return UNTRUSTED_SENDER;
     try {
-      return await dispatch(method, args);
+      // Electron clones the reply with the structured-clone algorithm, which overflows on deep
+      // values: what a server sent is cut to LIMITS.carriedDepth (a marker in place) first.
+      return boundEnvelope(await dispatch(method, args));
     } catch (error) {
       // The dispatcher turns errors into envelopes; this only guards against a broken one.
       return { ok: false, error: { code: 'failed', message: error instanceof Error ? error.message : String(error) } };
@@ -71,6 +74,13 @@ export function registerIpc<E>(ipcMain: IpcMainLike<E>, dispatch: Dispatch, isTr
     disposed = true;
     for (const channel of channels) ipcMain.removeHandler(channel);
   };
+}
+
+/** An envelope whose result is within LIMITS.carriedDepth (the same object when it already was). */
+export function boundEnvelope(reply: Envelope): Envelope {
+  if (!reply.ok) return reply;
+  const result = boundDepth(reply.result);
+  return result === reply.result ? reply : { ok: true, result };
 }
 
 /**
@@ -119,7 +129,8 @@ export function trustedSenderCheck(
 
 /** Forwards every core event on its IPC channel; returns the unsubscribe function. */
 export function forwardEvents(events: EventHub, send: (channel: string, payload: unknown) => void): () => void {
-  const unsubscribe = events.subscribe((event, payload) => send(ipcChannel(event), payload));
+  // Payloads are cloned like replies: cut to LIMITS.carriedDepth before they leave.
+  const unsubscribe = events.subscribe((event, payload) => send(ipcChannel(event), boundDepth(payload)));
   return () => {
     unsubscribe();
   };

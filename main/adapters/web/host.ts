@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Envelope } from '../../../contract';
 import type { Core } from '../../core/app';
 import { WS_PATH, WsFrame, encodeEvent, encodeReply } from '../../../contract/ws';
 import { randomBytes } from 'node:crypto';
@@ -48,7 +49,8 @@ export interface WebHost {
 }
 
 export { WS_PATH };
-const MAX_WS_MESSAGE = 16 * 1024 * 1024;
+/** The largest WebSocket message accepted from a client (docs/limits.md); a larger one closes that socket with 1009. */
+export const MAX_WS_MESSAGE = 16 * 1024 * 1024;
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const host = options.host ?? '127.0.0.1';
@@ -124,7 +126,19 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE });
+  // Nothing a client or the network does may end the process: errors are logged and serving goes on.
+  const report = (text: string) => {
+    console.error(`switchboard: ${text}`);
+    try {
+      options.core.logs.app('error', text);
+    } catch {
+      // the log bus is the last resort; stderr has it
+    }
+  };
+  wss.on('error', (error) => report(`WebSocket server error: ${describe(error)}`));
   server.on('upgrade', (req, socket, head) => {
+    // Node leaves an upgrading socket without an error listener: a reset mid-handshake must not throw.
+    socket.on('error', (error) => report(`WebSocket upgrade socket error: ${describe(error)}`));
     const path = new URL(req.url ?? '/', 'http://placeholder').pathname;
     const verdict = path === WS_PATH ? gate(req, true) : ({ ok: false, status: 403, reason: 'Not found' } as const);
     if (!verdict.ok) {
@@ -137,22 +151,48 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const sockets = new Set<WebSocket>();
   const unsubscribe = options.core.events.subscribe((event, payload) => {
     const frame = encodeEvent(event, payload);
-    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(frame);
+    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(frame, (error) => error && report(`WebSocket: event ${event} not sent: ${describe(error)}`));
   });
+
+  function send(ws: WebSocket, text: string): void {
+    if (ws.readyState !== ws.OPEN) return;
+    ws.send(text, (error) => error && report(`WebSocket: reply not sent: ${describe(error)}`));
+  }
 
   function attach(ws: WebSocket): void {
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
+    // Without a listener an 'error' would be thrown (and end the process). An over-size message
+    // (maxPayload) has already made ws close this socket with 1009; the others are untouched.
+    ws.on('error', (error: Error & { code?: string }) => {
+      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        report(`WebSocket closed (1009, message too big): a client sent a message over the limit of ${MAX_WS_MESSAGE.toLocaleString('en-US')} bytes (16 MiB)`);
+      } else report(`WebSocket error (socket closed): ${describe(error)}`);
+    });
     ws.on('message', (data) => {
-      const frame = WsFrame.safeParse(safeJson(data.toString()));
+      let frame;
+      try {
+        frame = WsFrame.safeParse(safeJson(data.toString()));
+      } catch (error) {
+        frame = { success: false as const, error };
+      }
       if (!frame.success) {
-        ws.send(encodeReply(null, { ok: false, error: { code: 'invalid-arguments', message: 'Malformed frame: expected {id, method, args}' } }));
+        send(ws, encodeReply(null, { ok: false, error: { code: 'invalid-arguments', message: 'Malformed frame: expected {id, method, args}' } }));
         return;
       }
       const { id, method, args } = frame.data;
-      options.core.dispatch(method, args).then((reply) => {
-        if (ws.readyState === ws.OPEN) ws.send(encodeReply(id, reply));
-      });
+      options.core
+        .dispatch(method, args)
+        .catch((error: unknown): Envelope => {
+          // The dispatcher answers every outcome with an envelope; this only guards against a broken one.
+          report(`${method} failed inside the dispatcher: ${describe(error)}`);
+          return { ok: false, error: { code: 'failed', message: `${method} failed: ${describe(error)}` } };
+        })
+        .then((reply) => send(ws, encodeReply(id, reply)))
+        .catch((error: unknown) => {
+          report(`${method}: the reply could not be sent: ${describe(error)}`);
+          send(ws, encodeReply(id, { ok: false, error: { code: 'failed', message: `${method}: the reply could not be sent: ${describe(error)}` } }));
+        });
     });
   }
 
@@ -160,6 +200,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolveListen());
   });
+  server.on('error', (error) => report(`HTTP server error: ${describe(error)}`));
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(port, options.extraHostNames);
   origins = allowedOrigins(port, options.extraHostNames);
@@ -190,6 +231,10 @@ function securityHeaders(port: number): Record<string, string> {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function safeJson(text: string): unknown {

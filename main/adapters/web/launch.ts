@@ -9,6 +9,7 @@ import { createCore } from '../../core/app';
 import { CALLBACK_PATH } from '../../core/auth/login';
 import { PopupLogin } from '../../core/auth/popup-login';
 import { FileSecretStore } from '../../core/auth/secret-store';
+import { installProcessGuards } from '../../core/logs/process-guards';
 import { ConfSettingsStore } from '../../core/store/conf-settings';
 import { startWebHost } from './host';
 
@@ -62,6 +63,8 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
   const login = new PopupLogin(() => callbackUrl);
   const secrets = new FileSecretStore(join(dirname(settings.location), 'secrets.json'), 'Browser mode has no access to an OS keychain.');
   const core = createCore({ settings, carrier: 'browser', version: packageVersion(here), login, secrets });
+  // Whatever escapes is reported (stderr and the Logs view) and the host keeps serving every other server.
+  installProcessGuards({ logs: () => core.logs });
   let host;
   try {
     host = await startWebHost({

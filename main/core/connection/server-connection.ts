@@ -31,6 +31,7 @@ import { missingRequired, withDefaults, type RequestedSchema } from '../requests
 import { AuthService } from '../auth/auth-service';
 import { NoOAuthMetadataError, OAuthStepError, type SwitchboardOAuthProvider } from '../auth/oauth-provider';
 import { Redactor } from '../trace/redact';
+import { isHandlingFailure, recordedByTransport } from '../transport/contained';
 import { describeConnectError, httpStatusOf, metadataRefusal, retryDecision } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
 
@@ -512,6 +513,12 @@ export class ServerConnection {
         resources: { onChanged: onChanged('resources'), debounceMs: 100 },
       },
     });
+    // A failure handling one of this server's messages is this server's error (Logs, trace), never the process's.
+    client.onerror = (error) => {
+      if (!isHandlingFailure(error)) return;
+      if (!recordedByTransport(error)) this.trace({ channel: 'lifecycle', kind: 'error', dir: 'none', text: error.message });
+      this.deps.observer.onError(this.id, `${this.config.name}: ${error.message}`);
+    };
     client.setNotificationHandler('notifications/message', (notification) => {
       const { level, logger, data } = notification.params;
       this.deps.observer.onServerLog?.(this.id, level, logger, data);

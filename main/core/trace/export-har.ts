@@ -4,6 +4,7 @@
  * are closed off there and marked. stdio traffic has no HTTP form: the log says so and counts
  * it; `--format jsonl` (or the companion file the CLI writes) keeps it.
  */
+import { LIMITS, safeStringify } from '../../../contract/bounded-json';
 import type { Channel, RpcSummary, TraceEvent } from '../../../contract/trace';
 
 export interface HarExportInput {
@@ -82,8 +83,8 @@ function entry(x: Exchange, exportedAt: number, names: Record<string, string> | 
   const wait = res?.http?.ttfbMs ?? total;
   const url = req.http?.url ?? '';
   const requestHeaders = headerList(req.http?.headers);
-  const requestBody = bodyText(req.body);
-  const responseBody = x.end?.body !== undefined ? bodyText(x.end.body) : undefined;
+  const requestBody = bodyText(req);
+  const responseBody = x.end?.body !== undefined ? bodyText(x.end) : undefined;
   const mimeType = res?.http?.contentType ?? 'x-unknown';
   return {
     startedDateTime: new Date(x.start).toISOString(),
@@ -124,7 +125,7 @@ function entry(x: Exchange, exportedAt: number, names: Record<string, string> | 
             time: e.ts / 1000,
             eventName: e.sse?.event ?? 'message',
             eventId: e.sse?.id ?? '',
-            data: typeof e.body === 'string' ? e.body : e.body === undefined ? '' : JSON.stringify(e.body),
+            data: bodyText(e) ?? '',
           })),
         }
       : {}),
@@ -152,7 +153,10 @@ function queryString(url: string): HarHeader[] {
   }
 }
 
-function bodyText(body: unknown): string | undefined {
+/** The body as text: as it arrived when it was cut for depth (`raw`), else serialized (never throws). */
+function bodyText(event: TraceEvent): string | undefined {
+  if (event.raw !== undefined) return event.raw;
+  const body = event.body;
   if (body === undefined) return undefined;
-  return typeof body === 'string' ? body : JSON.stringify(body);
+  return typeof body === 'string' ? body : safeStringify(body, { maxDepth: LIMITS.carriedDepth });
 }

@@ -3,8 +3,10 @@
  * Written as a stream, so a day-long trace never has to fit in memory as one string.
  */
 import type { ServerConfig } from '../../../contract';
+import { safeStringify } from '../../../contract/bounded-json';
 import type { TraceEvent } from '../../../contract/trace';
 import { REDACTED, type Redactor } from './redact';
+import { EVENT_DEPTH, serializeEvent } from './store';
 
 export const TRACE_FORMAT = 'switchboard-trace';
 export const TRACE_FORMAT_VERSION = 1;
@@ -54,8 +56,24 @@ export function* jsonlLines(input: JsonlExportInput): Generator<string> {
     redaction: 'on',
   };
   const scrub = scrubber(input.redactors);
-  yield scrub(JSON.stringify(header)) + '\n';
-  for (const event of input.events) yield scrub(JSON.stringify(event)) + '\n';
+  yield scrub(safeStringify(header, { maxDepth: EVENT_DEPTH })) + '\n';
+  for (const event of input.events) yield scrub(eventLine(event)) + '\n';
+}
+
+/**
+ * One event as a JSONL line that never throws. A body that was cut for depth is written as the
+ * text that arrived (`raw`), byte for byte (line breaks between tokens as spaces), so a reader
+ * parses it back whole; every other field
+ * is serialized as is (cut at EVENT_DEPTH, which only an event from elsewhere can reach).
+ */
+export function eventLine(event: TraceEvent): string {
+  if (event.raw === undefined) return serializeEvent(event);
+  const { raw, body: _body, ...rest } = event;
+  const head = serializeEvent(rest as TraceEvent);
+  // A line break in JSON text can only sit between tokens (inside strings it is escaped): as a
+  // space it keeps the line one line and the value the same.
+  const text = /[\r\n]/.test(raw) ? raw.replace(/[\r\n]/g, ' ') : raw;
+  return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"body":${text}}`;
 }
 
 export function scrubber(redactors: Redactor[] | undefined): (text: string) => string {

@@ -57,6 +57,6 @@ export class TraceHub {
 
 /** A pushed copy of an event without a large body; the renderer fetches it by seq when shown. */
 function slim(event: TraceEvent, limit: number): TraceEvent {
-  if (event.body === undefined || (event.bytes ?? 0) <= limit) return event;
-  return { ...event, body: undefined, truncated: true };
+  if ((event.body === undefined && event.raw === undefined) || (event.bytes ?? 0) <= limit) return event;
+  return { ...event, body: undefined, raw: undefined, truncated: true };
 }

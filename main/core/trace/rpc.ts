@@ -1,5 +1,7 @@
 /** Summaries of JSON-RPC messages for the trace index: id, method, kind, error. */
+import { LIMITS, boundDepth, depthOf } from '../../../contract/bounded-json';
 import type { RpcSummary } from '../../../contract/trace';
+import type { Redactor } from './redact';
 
 export function summarizeRpc(message: unknown): RpcSummary | undefined {
   if (!message || typeof message !== 'object' || Array.isArray(message)) return undefined;
@@ -8,10 +10,10 @@ export function summarizeRpc(message: unknown): RpcSummary | undefined {
   const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined;
   if (typeof m.method === 'string') {
     const params = m.params as Record<string, unknown> | undefined;
-    const progressToken =
-      m.method === 'notifications/progress'
-        ? (params?.progressToken as string | number | undefined)
-        : ((params?._meta as Record<string, unknown> | undefined)?.progressToken as string | number | undefined);
+    const token =
+      m.method === 'notifications/progress' ? params?.progressToken : (params?._meta as Record<string, unknown> | undefined)?.progressToken;
+    // Only a token's legal forms are indexed: an object here would be a value the index has to walk.
+    const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     return { id, method: m.method, kind: id === undefined ? 'notification' : 'request', ...(progressToken !== undefined ? { progressToken } : {}) };
   }
   if ('error' in m && m.error && typeof m.error === 'object') {
@@ -43,4 +45,17 @@ export function parseJsonLoose(text: string): { ok: true; value: unknown } | { o
   } catch {
     return { ok: false };
   }
+}
+
+/**
+ * A parsed body as the trace keeps it: redacted and within LIMITS.carriedDepth. A body nested
+ * deeper is cut (markers in place of what lies below the limit) and its original text kept
+ * beside it as `raw`, so nothing that serializes or walks the event can overflow the stack and
+ * the bytes still export unchanged. Credential bodies (OAuth) keep no raw text: their fields
+ * are redacted by name, which only the parsed form allows.
+ */
+export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean): { body: unknown; raw?: string } {
+  if (depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) return { body: redactor.json(value, credential) };
+  const body = redactor.json(boundDepth(value), credential);
+  return credential ? { body } : { body, raw: redactor.text(text) };
 }

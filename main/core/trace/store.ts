@@ -9,6 +9,7 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LIMITS, safeStringify } from '../../../contract/bounded-json';
 import { CHANNELS, EVENT_KINDS, type Channel, type EventKind, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
 import { Column, Interner } from './columns';
 
@@ -58,6 +59,25 @@ const SPILL_FLUSH_BYTES = 1 << 20;
 const MAX_LIMIT = 5_000;
 /** Evicted events allowed to wait for serialization before it happens on the append path. */
 const MAX_UNSERIALIZED = 2_000;
+/**
+ * Nesting kept when an event is serialized (spill, search, export): its body within
+ * LIMITS.carriedDepth plus the event's own level. Transports already cut deeper bodies (keeping
+ * their text in `raw`); this bound is the net for everything else, so serializing never throws.
+ */
+export const EVENT_DEPTH = LIMITS.carriedDepth + 2;
+
+/**
+ * An event as one JSON text that never throws. The plain serializer first (it is on the spill
+ * path of every event, and whole is better than cut when the engine can manage it); when it
+ * overflows or refuses, the event is cut at EVENT_DEPTH.
+ */
+export function serializeEvent(event: TraceEvent): string {
+  try {
+    return JSON.stringify(event);
+  } catch {
+    return safeStringify(event, { maxDepth: EVENT_DEPTH });
+  }
+}
 
 export class TraceStore {
   readonly windowSize: number;
@@ -101,6 +121,8 @@ export class TraceStore {
   private pendingFrom = 0;
   private readonly blobs = new Map<number, { offset: number; length: number }>();
   private closed = false;
+  /** Why spilled events were lost, once the spill file failed. */
+  private spillFailure: string | undefined;
 
   /** Time base: wall clock at start plus a monotonic offset, for sub-millisecond precision that never runs backwards. */
   private readonly wallBase = Date.now();
@@ -135,7 +157,14 @@ export class TraceStore {
     const event = input as TraceEvent;
     event.seq = index + 1;
     event.ts = input.ts ?? this.now();
-    if (event.body !== undefined && (event.bytes ?? 0) > this.previewBytes) this.storeBlob(event);
+    if (event.body !== undefined && (event.bytes ?? 0) > this.previewBytes) {
+      try {
+        this.storeBlob(event);
+      } catch (error) {
+        // The payload stays whole in memory instead; appending goes on.
+        console.error(`switchboard: trace: payload of event #${event.seq} not stored on disk: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
 
     this.tsCol.push(event.ts);
     this.serverCol.push(this.servers.id(event.server));
@@ -197,7 +226,7 @@ export class TraceStore {
     for (; asc ? i < total : i >= 0; i += asc ? 1 : -1) {
       if (!filter.index(i)) continue;
       const event = this.get(i + 1);
-      if (!event || (filter.text && !JSON.stringify(event).toLowerCase().includes(filter.text))) continue;
+      if (!event || (filter.text && !matchesText(event, filter.text))) continue;
       events.push(event);
       if (events.length === limit) {
         const next = asc ? i + 1 : i + 1;
@@ -285,12 +314,13 @@ export class TraceStore {
     }
   }
 
+  /** Never throws: it runs on the append path and from a timer, where a throw would end the process. */
   private serializeEvicted(): void {
     this.serializeScheduled = false;
     if (this.closed) return;
     for (const event of this.evicted) {
       const index = event.seq - 1;
-      const line = JSON.stringify(event) + '\n';
+      const line = serializeEvent(event) + '\n';
       const length = Buffer.byteLength(line);
       if (this.pending.length === 0) this.pendingFrom = index;
       this.spillOffset.set(index, this.spillSize + this.pendingBytes);
@@ -304,9 +334,17 @@ export class TraceStore {
 
   private flushSpill(): void {
     if (this.pending.length === 0) return;
-    this.spillFd ??= openSync(join(this.dir, `trace-${process.pid}-${this.wallBase}.jsonl`), 'w+', 0o600);
     const chunk = Buffer.from(this.pending.join(''), 'utf8');
-    writeSync(this.spillFd, chunk, 0, chunk.length, this.spillSize);
+    try {
+      this.spillFd ??= openSync(join(this.dir, `trace-${process.pid}-${this.wallBase}.jsonl`), 'w+', 0o600);
+      writeSync(this.spillFd, chunk, 0, chunk.length, this.spillSize);
+    } catch (error) {
+      // A full disk must not end the session: these events are lost (each reads back as a
+      // stub saying why), the index and every later event stay.
+      this.spillFailure = `the spill file could not be written: ${error instanceof Error ? error.message : String(error)}`;
+      console.error(`switchboard: trace: ${this.spillFailure}`);
+      for (let i = this.pendingFrom; i < this.count; i++) if (this.spillOffset.get(i) >= this.spillSize) this.spillOffset.set(i, -2);
+    }
     this.spillSize += chunk.length;
     this.pending = [];
     this.pendingBytes = 0;
@@ -314,26 +352,53 @@ export class TraceStore {
 
   private readSpilled(index: number): TraceEvent | undefined {
     if (this.evicted.length && this.spillOffset.get(index) < 0) this.serializeEvicted();
+    if (this.pending.length > 0 && index >= this.pendingFrom && this.spillOffset.get(index) >= 0) this.flushSpill();
     const offset = this.spillOffset.get(index);
+    if (offset === -2) return this.lostEvent(index, this.spillFailure ?? 'the spill file could not be written');
     if (offset < 0) return undefined;
-    if (this.pending.length > 0 && index >= this.pendingFrom) this.flushSpill();
     const length = this.spillLength.get(index);
-    const buffer = Buffer.alloc(length);
-    readSync(this.spillFd!, buffer, 0, length, offset);
-    return JSON.parse(buffer.toString('utf8')) as TraceEvent;
+    try {
+      const buffer = Buffer.alloc(length);
+      readSync(this.spillFd!, buffer, 0, length, offset);
+      return JSON.parse(buffer.toString('utf8')) as TraceEvent;
+    } catch (error) {
+      return this.lostEvent(index, `the spill file could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** What the index still knows of an event whose full form was lost. */
+  private lostEvent(index: number, why: string): TraceEvent {
+    return {
+      seq: index + 1,
+      ts: this.tsCol.get(index),
+      server: this.servers.value(this.serverCol.get(index)) ?? '',
+      channel: CHANNELS[this.channelCol.get(index)]!,
+      kind: EVENT_KINDS[this.kindCol.get(index)]!,
+      dir: 'none',
+      text: `(event not available: ${why})`,
+    };
   }
 
   private storeBlob(event: TraceEvent): void {
-    const text = JSON.stringify(event.body);
+    // The text as it arrived when the transport kept it; otherwise the body, cut if it must be.
+    const text = event.raw ?? safeStringify(event.body, { maxDepth: LIMITS.carriedDepth });
     const buffer = Buffer.from(text, 'utf8');
     this.blobFd ??= openSync(join(this.dir, `payloads-${process.pid}-${this.wallBase}.bin`), 'w+', 0o600);
     writeSync(this.blobFd, buffer, 0, buffer.length, this.blobSize);
+    // The blob holds the original text now (payload() parses it back whole).
+    delete event.raw;
     this.blobs.set(event.seq, { offset: this.blobSize, length: buffer.length });
     this.blobSize += buffer.length;
     const preview = typeof event.body === 'string' ? event.body : text;
     event.body = preview.slice(0, this.previewBytes);
     event.truncated = true;
   }
+}
+
+/** The text search: the serialized event (cut where it must be), and the body's original text. */
+function matchesText(event: TraceEvent, text: string): boolean {
+  if (serializeEvent(event.raw === undefined ? event : { ...event, raw: undefined }).toLowerCase().includes(text)) return true;
+  return event.raw !== undefined && event.raw.toLowerCase().includes(text);
 }
 
 function isError(event: TraceEvent): boolean {

@@ -13,7 +13,9 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { TraceEventInput } from '../../../contract/trace';
 import type { Redactor } from '../trace/redact';
-import { parseJsonLoose, summarizeBody } from '../trace/rpc';
+import { parseJsonLoose, summarizeBody, traceBody } from '../trace/rpc';
+import { ServerHandlingError } from './contained';
+import { MAX_MESSAGE_BYTES, MessageTooLargeError, rpcIdFromHead, syntheticErrorResponse } from './limits';
 
 export interface StdioParams {
   command: string;
@@ -29,7 +31,10 @@ export interface TrackedStdioOptions {
   record: (event: TraceEventInput) => void;
   redactor: Redactor;
   onStderrLine?: (line: string) => void;
-  /** Lines longer than this without a newline are cut and flagged (default 64 MiB). */
+  /**
+   * The longest stdout line read (default 64 MiB, docs/limits.md). A longer one is cut: the
+   * request it answers fails at once, what arrived is kept in the trace, the rest is skipped.
+   */
   maxLineBytes?: number;
 }
 
@@ -44,6 +49,8 @@ export class TrackedStdioTransport implements Transport {
   private readonly stderrStream = new PassThrough();
   private exited: Promise<void> | undefined;
   private closing = false;
+  /** Requests sent and not yet answered: whom an unreadable answer belongs to. */
+  private readonly outstanding = new Set<string | number>();
 
   constructor(
     private readonly params: StdioParams,
@@ -95,12 +102,16 @@ export class TrackedStdioTransport implements Transport {
         this.onclose?.();
       });
 
-      lines(child.stdout!, this.options.maxLineBytes, (line, cut) => this.onStdoutLine(line, cut));
-      lines(child.stderr!, this.options.maxLineBytes, (line) => {
-        this.record({ channel: 'stdio', kind: 'stderr', dir: 'in', text: this.options.redactor.text(line), bytes: line.length });
-        this.stderrStream.write(line + '\n');
-        this.options.onStderrLine?.(line);
-      });
+      // Whatever goes wrong handling one line is this server's error, never the process's: these
+      // run in stream callbacks, where a throw would be uncaught.
+      lines(child.stdout!, this.maxLine, (line, cut) => this.contained('a stdout line', () => this.onStdoutLine(line, cut)));
+      lines(child.stderr!, this.maxLine, (line) =>
+        this.contained('a stderr line', () => {
+          this.record({ channel: 'stdio', kind: 'stderr', dir: 'in', text: this.options.redactor.text(line), bytes: line.length });
+          this.stderrStream.write(line + '\n');
+          this.options.onStderrLine?.(line);
+        }),
+      );
       child.stdin!.on('error', (error) => this.onerror?.(error));
     });
   }
@@ -109,6 +120,8 @@ export class TrackedStdioTransport implements Transport {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed) throw new Error('Not connected: the server process is not running');
     const line = JSON.stringify(message);
+    const sent = message as { id?: unknown; method?: unknown };
+    if (typeof sent.method === 'string' && (typeof sent.id === 'string' || typeof sent.id === 'number')) this.outstanding.add(sent.id);
     this.record({
       channel: 'stdio',
       kind: 'jsonrpc-out',
@@ -135,7 +148,48 @@ export class TrackedStdioTransport implements Transport {
     this.stderrStream.end();
   }
 
+  private get maxLine(): number {
+    return this.options.maxLineBytes ?? MAX_MESSAGE_BYTES;
+  }
+
+  private contained(what: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      const message = `handling ${what} from the server failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.record({ channel: 'stdio', kind: 'error', dir: 'none', text: message, meta: { contained: true } });
+      try {
+        this.onerror?.(new ServerHandlingError(message));
+      } catch {
+        // the trace has it
+      }
+    }
+  }
+
+  /**
+   * A line over the limit: what arrived is kept (flagged), and the request it answers (its id
+   * at the start of the line, or the only one waiting) gets a JSON-RPC error now instead of
+   * waiting out its timeout.
+   */
+  private onOverLimit(line: string): void {
+    const error = new MessageTooLargeError('stdout line', line.length, this.maxLine);
+    this.record({
+      channel: 'stdio',
+      kind: 'stdout-garbage',
+      dir: 'in',
+      text: error.message,
+      body: this.options.redactor.text(line),
+      bytes: line.length,
+      meta: { reason: 'line too long', overLimit: { limit: error.limit, received: error.received } },
+    });
+    const id = rpcIdFromHead(line) ?? (this.outstanding.size === 1 ? [...this.outstanding][0] : undefined);
+    if (id !== undefined && this.outstanding.delete(id)) {
+      this.onmessage?.(syntheticErrorResponse(id, error.message) as JSONRPCMessage);
+    } else this.onerror?.(error);
+  }
+
   private onStdoutLine(line: string, cut: boolean): void {
+    if (cut) return this.onOverLimit(line);
     if (line.trim() === '') return;
     const parsed = cut ? { ok: false as const } : parseJsonLoose(line);
     const summary = parsed.ok ? summarizeBody(parsed.value) : {};
@@ -152,12 +206,13 @@ export class TrackedStdioTransport implements Transport {
       this.onerror?.(new Error(`Server wrote a non-JSON-RPC line to stdout (protocol violation): ${text.slice(0, 200)}`));
       return;
     }
+    for (const rpc of summary.batch ?? (summary.rpc ? [summary.rpc] : [])) if ((rpc.kind === 'result' || rpc.kind === 'error') && rpc.id !== undefined) this.outstanding.delete(rpc.id);
     this.record({
       channel: 'stdio',
       kind: 'jsonrpc-in',
       dir: 'in',
       ...summary,
-      body: this.options.redactor.hasSecrets ? this.options.redactor.json(parsed.value, false) : parsed.value,
+      ...traceBody(parsed.value, line, this.options.redactor, false),
       bytes: line.length + 1,
     });
     const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
@@ -191,6 +246,8 @@ function lines(stream: Readable, maxBytes = 64 * 1024 * 1024, onLine: (line: str
   stream.setEncoding('utf8');
   let pending: string[] = [];
   let pendingLength = 0;
+  /** The rest of a line already cut at the limit is not kept. */
+  let skipping = false;
   const take = (tail: string) => {
     const line = pending.length ? pending.join('') + tail : tail;
     pending = [];
@@ -201,16 +258,20 @@ function lines(stream: Readable, maxBytes = 64 * 1024 * 1024, onLine: (line: str
     let start = 0;
     let newline: number;
     while ((newline = chunk.indexOf('\n', start)) >= 0) {
-      onLine(take(chunk.slice(start, newline)).replace(/\r$/, ''), false);
+      if (skipping) skipping = false;
+      else onLine(take(chunk.slice(start, newline)).replace(/\r$/, ''), false);
       start = newline + 1;
     }
-    if (start < chunk.length) {
+    if (start < chunk.length && !skipping) {
       pending.push(chunk.slice(start));
       pendingLength += chunk.length - start;
-      if (pendingLength > maxBytes) onLine(take(''), true);
+      if (pendingLength > maxBytes) {
+        skipping = true;
+        onLine(take(''), true);
+      }
     }
   });
   stream.on('end', () => {
-    if (pendingLength > 0) onLine(take(''), false);
+    if (pendingLength > 0 && !skipping) onLine(take(''), false);
   });
 }

@@ -9,9 +9,10 @@
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { Channel, TraceEventInput } from '../../../contract/trace';
+import type { Channel, RpcSummary, TraceEventInput } from '../../../contract/trace';
 import type { Redactor } from '../trace/redact';
-import { parseJsonLoose, summarizeBody, summarizeRpc } from '../trace/rpc';
+import { parseJsonLoose, summarizeBody, summarizeRpc, traceBody } from '../trace/rpc';
+import { MAX_MESSAGE_BYTES, MessageTooLargeError, rpcIdFromHead, syntheticErrorResponse } from './limits';
 
 export type HttpTransportKind = 'streamable-http' | 'sse';
 
@@ -27,7 +28,11 @@ export interface TrackingFetchOptions {
   /** The clock of the trace store, so ttfb and durations line up with event times. */
   now?: () => number;
   base?: FetchLike;
+  /** The largest response body (JSON) or SSE event read (default 64 MiB, docs/limits.md). */
+  maxMessageBytes?: number;
 }
+
+type RpcId = string | number;
 
 let exchangeCounter = 0;
 
@@ -36,7 +41,13 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
   const now = options.now ?? (() => performance.timeOrigin + performance.now());
   const { server, record, redactor } = options;
   const endpointKey = urlKey(options.endpoint);
+  const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   let currentSession: string | undefined;
+  /** Requests sent and not yet answered, on any exchange (a legacy server answers on its GET stream). */
+  const outstanding = new Set<RpcId>();
+  const answered = (summary: { rpc?: RpcSummary; batch?: RpcSummary[] }) => {
+    for (const rpc of summary.batch ?? (summary.rpc ? [summary.rpc] : [])) if ((rpc.kind === 'result' || rpc.kind === 'error') && rpc.id !== undefined) outstanding.delete(rpc.id);
+  };
 
   const safeRecord = (event: TraceEventInput) => {
     try {
@@ -54,12 +65,17 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
     const requestHeaders = new Headers(init?.headers);
     let channel: Channel = 'auth';
     let sessionSent: string | undefined;
+    /** The JSON-RPC requests this exchange carries: whom an unreadable answer on it belongs to. */
+    let requestIds: RpcId[] = [];
 
     // 1. The request. Anything thrown while observing it is recorded, not raised.
     try {
       sessionSent = requestHeaders.get('mcp-session-id') ?? undefined;
-      const { body, bytes, isJson } = readRequestBody(init?.body, redactor, isCredentialUrl(url, endpointKey));
+      const { body, raw, bytes, isJson } = readRequestBody(init?.body, redactor, isCredentialUrl(url, endpointKey));
       channel = classify({ url, method, endpointKey, transport: options.transport, body, headers: requestHeaders });
+      const summary = isJson ? summarizeBody(body) : {};
+      requestIds = (summary.batch ?? (summary.rpc ? [summary.rpc] : [])).flatMap((r) => (r.kind === 'request' && r.id !== undefined ? [r.id] : []));
+      if (channel !== 'auth') for (const id of requestIds) outstanding.add(id);
       safeRecord({
         server,
         channel,
@@ -69,8 +85,9 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
         session: sessionSent ?? currentSession,
         ts: started,
         http: { method, url: redactor.url(url), headers: redactor.headers(requestHeaders) },
-        ...(isJson ? summarizeBody(body) : {}),
+        ...summary,
         body,
+        ...(raw !== undefined ? { raw } : {}),
         bytes,
       });
     } catch (error) {
@@ -132,15 +149,17 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
       return response;
     }
     const observer = isSse
-      ? sseObserver({ server, channel, exchange, record: safeRecord, redactor, session: () => issued ?? sessionSent ?? currentSession })
-      : bufferObserver(redactor, channel === 'auth');
+      ? sseObserver({ server, channel, exchange, record: safeRecord, redactor, answered, session: () => issued ?? sessionSent ?? currentSession })
+      : bufferObserver(redactor, channel === 'auth', answered);
     const finish = (end: 'complete' | 'server-closed' | 'client-aborted' | 'error', error?: unknown) => {
       let summary: Partial<TraceEventInput> = {};
       try {
-        summary = observer.finish();
+        summary = observer.finish(error instanceof MessageTooLargeError ? error : undefined);
       } catch (e) {
         safeRecord(observerError(server, channel, exchange, e));
       }
+      // An answer on this exchange, if any, has come by now (a legacy server's come on its stream).
+      if (channel === 'post-json' || channel === 'post-sse') for (const id of requestIds) outstanding.delete(id);
       safeRecord({
         server,
         channel,
@@ -155,13 +174,36 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
         ...(error ? { text: describeFetchError(error) } : {}),
       });
     };
-    const observed = passThrough(response.body, (chunk) => {
-      try {
-        observer.chunk(chunk);
-      } catch (error) {
-        safeRecord(observerError(server, channel, exchange, error));
-      }
-    }, finish);
+    /**
+     * Past the size limit the rest of the message is not read. A JSON body fails the SDK's read
+     * of it (the request fails at once). On a stream, the request the event answers gets a
+     * JSON-RPC error in its place, so it fails at once too, and the stream ends.
+     */
+    const overflow = (): Overflow | undefined => {
+      const pending = observer.pending();
+      if (pending <= maxMessageBytes) return undefined;
+      const error = new MessageTooLargeError(isSse ? 'event on the stream' : 'response body', pending, maxMessageBytes);
+      if (!isSse) return { error };
+      const mine = requestIds.filter((id) => outstanding.has(id));
+      const id = rpcIdFromHead(observer.partialData()) ?? (mine.length === 1 ? mine[0] : outstanding.size === 1 ? [...outstanding][0] : undefined);
+      if (id === undefined) return { error };
+      outstanding.delete(id);
+      // The blank line ends the cut event on the SDK's side; the next event is the answer.
+      const replacement = new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(syntheticErrorResponse(id, error.message))}\n\n`);
+      return { error, replacement };
+    };
+    const observed = passThrough(
+      response.body,
+      (chunk) => {
+        try {
+          observer.chunk(chunk);
+        } catch (error) {
+          safeRecord(observerError(server, channel, exchange, error));
+        }
+      },
+      finish,
+      overflow,
+    );
     return new Response(observed, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 
@@ -270,11 +312,11 @@ function isJsonRpc(body: unknown): boolean {
   return summarizeBody(body).rpc !== undefined || summarizeBody(body).batch !== undefined;
 }
 
-function readRequestBody(body: RequestInit['body'] | undefined, redactor: Redactor, credential: boolean): { body?: unknown; bytes: number; isJson: boolean } {
+function readRequestBody(body: RequestInit['body'] | undefined, redactor: Redactor, credential: boolean): { body?: unknown; raw?: string; bytes: number; isJson: boolean } {
   if (body === undefined || body === null) return { bytes: 0, isJson: false };
   if (typeof body === 'string') {
     const parsed = parseJsonLoose(body);
-    if (parsed.ok) return { body: redactor.json(parsed.value, credential), bytes: Buffer.byteLength(body), isJson: true };
+    if (parsed.ok) return { ...traceBody(parsed.value, body, redactor, credential), bytes: Buffer.byteLength(body), isJson: true };
     const looksLikeForm = /^[\w.%-]+=[^&]*(&[\w.%-]+=[^&]*)*$/.test(body);
     return { body: looksLikeForm ? redactor.form(body) : redactor.text(body), bytes: Buffer.byteLength(body), isJson: false };
   }
@@ -289,25 +331,44 @@ function readRequestBody(body: RequestInit['body'] | undefined, redactor: Redact
 interface BodyObserver {
   chunk(chunk: Uint8Array): void;
   bytes(): number;
-  /** What the end event carries: the body (buffered responses) or nothing (streams). */
-  finish(): Partial<TraceEventInput>;
+  /** Bytes of the message being read: the whole body (buffered), the event not yet complete (streams). */
+  pending(): number;
+  /** The text of the message being read, as far as it came (for an SSE event, its data). */
+  partialData(): string;
+  /** What the end event carries: the body (buffered responses) or nothing (streams); what arrived of a message cut at the limit. */
+  finish(overLimit?: MessageTooLargeError): Partial<TraceEventInput>;
 }
 
-function bufferObserver(redactor: Redactor, credential: boolean): BodyObserver {
+interface Overflow {
+  error: MessageTooLargeError;
+  /** Bytes handed to the SDK in place of the rest of the stream. */
+  replacement?: Uint8Array;
+}
+
+const overLimitMeta = (error: MessageTooLargeError) => ({ overLimit: { limit: error.limit, received: error.received } });
+
+function bufferObserver(redactor: Redactor, credential: boolean, answered: (summary: { rpc?: RpcSummary; batch?: RpcSummary[] }) => void): BodyObserver {
   const chunks: Uint8Array[] = [];
   let size = 0;
+  const text = () => Buffer.concat(chunks).toString('utf8');
   return {
     chunk(chunk) {
       chunks.push(chunk);
       size += chunk.byteLength;
     },
     bytes: () => size,
-    finish() {
+    pending: () => size,
+    partialData: text,
+    finish(overLimit) {
       if (size === 0) return {};
-      const text = Buffer.concat(chunks).toString('utf8');
-      const parsed = parseJsonLoose(text);
-      if (!parsed.ok) return { body: redactor.text(text) };
-      return { body: redactor.json(parsed.value, credential), ...summarizeBody(parsed.value) };
+      const whole = text();
+      // Cut at the limit: what arrived, as text, flagged.
+      if (overLimit) return { body: redactor.text(whole), meta: overLimitMeta(overLimit) };
+      const parsed = parseJsonLoose(whole);
+      if (!parsed.ok) return { body: redactor.text(whole) };
+      const summary = summarizeBody(parsed.value);
+      answered(summary);
+      return { ...traceBody(parsed.value, whole, redactor, credential), ...summary };
     },
   };
 }
@@ -318,18 +379,26 @@ function sseObserver(args: {
   exchange: string;
   record: (event: TraceEventInput) => void;
   redactor: Redactor;
+  answered: (summary: { rpc?: RpcSummary; batch?: RpcSummary[] }) => void;
   session: () => string | undefined;
 }): BodyObserver {
   const { server, channel, exchange, record, redactor } = args;
   const decoder = new TextDecoder();
   let size = 0;
   let events = 0;
+  /** The text fed since the last complete event (what an event still arriving has sent so far). */
+  let since: string[] = [];
+  let sinceBytes = 0;
+  let dispatched = false;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
       events++;
+      dispatched = true;
       const priming = message.id !== undefined && message.data === '';
       const parsed = message.data ? parseJsonLoose(message.data) : { ok: false as const };
-      const body = parsed.ok ? redactor.json(parsed.value, false) : message.data ? redactor.text(message.data) : undefined;
+      const kept = parsed.ok ? traceBody(parsed.value, message.data, redactor, false) : { body: message.data ? redactor.text(message.data) : undefined };
+      const summary = parsed.ok ? summarizeBody(parsed.value) : {};
+      args.answered(summary);
       record({
         server,
         channel,
@@ -338,15 +407,18 @@ function sseObserver(args: {
         exchange,
         session: args.session(),
         sse: { id: message.id, event: message.event, ...(priming ? { priming: true } : {}) },
-        ...(parsed.ok ? summarizeBody(parsed.value) : {}),
-        body,
+        ...summary,
+        ...kept,
         bytes: Buffer.byteLength(message.data),
       });
     },
     onRetry(retry: number) {
+      dispatched = true;
       record({ server, channel, kind: 'sse-retry', dir: 'in', exchange, session: args.session(), sse: { retry }, text: `retry: ${retry} ms` });
     },
     onComment(comment: string) {
+      // A keep-alive ends what came before it too: a quiet stream never adds up to the limit.
+      dispatched = true;
       record({ server, channel, kind: 'sse-comment', dir: 'in', exchange, session: args.session(), text: comment, bytes: comment.length });
     },
     onError(error) {
@@ -358,13 +430,33 @@ function sseObserver(args: {
       }
     },
   });
+  const partial = () => since.join('');
   return {
     chunk(chunk) {
       size += chunk.byteLength;
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      const text = decoder.decode(chunk, { stream: true });
+      dispatched = false;
+      parser.feed(text);
+      if (dispatched) {
+        // An event ended in this chunk: what follows its blank line belongs to the next one.
+        const boundary = Math.max(text.lastIndexOf('\n\n'), text.lastIndexOf('\r\n\r\n'));
+        const rest = boundary >= 0 ? text.slice(boundary).replace(/^[\r\n]+/, '') : '';
+        since = rest ? [rest] : [];
+        sinceBytes = Buffer.byteLength(rest);
+      } else {
+        since.push(text);
+        sinceBytes += chunk.byteLength;
+      }
     },
     bytes: () => size,
-    finish() {
+    pending: () => sinceBytes,
+    partialData: () => {
+      const text = partial();
+      const data = /(?:^|\n)data: ?/.exec(text);
+      return data ? text.slice(data.index + data[0].length) : '';
+    },
+    finish(overLimit) {
+      if (overLimit) return { body: redactor.text(partial()), meta: { events, ...overLimitMeta(overLimit) } };
       parser.feed(decoder.decode());
       return { meta: { events } };
     },
@@ -379,6 +471,7 @@ function passThrough(
   source: ReadableStream<Uint8Array>,
   observe: (chunk: Uint8Array) => void,
   finish: (end: 'complete' | 'client-aborted' | 'error', error?: unknown) => void,
+  overflow: () => Overflow | undefined,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let finished = false;
@@ -404,6 +497,19 @@ function passThrough(
       }
       controller.enqueue(result.value);
       observe(result.value);
+      let over: Overflow | undefined;
+      try {
+        over = overflow();
+      } catch {
+        over = undefined;
+      }
+      if (!over) return;
+      if (over.replacement) {
+        controller.enqueue(over.replacement);
+        controller.close();
+      } else controller.error(over.error);
+      end('error', over.error);
+      reader.cancel(over.error).catch(() => undefined);
     },
     cancel(reason) {
       end('client-aborted');
