@@ -6,7 +6,7 @@ import { MantineProvider, createTheme } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { ApiContext } from './api/context';
+import { ApiContext, LinkContext } from './api/context';
 import { connectApi } from './api/carrier';
 import { App } from './app/App';
 import { LiveContext } from './state/live';
@@ -17,17 +17,23 @@ const theme = createTheme({ primaryColor: 'indigo', fontFamilyMonospace: 'ui-mon
 const root = createRoot(document.getElementById('root')!);
 
 async function start(): Promise<void> {
-  const { api, kind, onDisconnect } = await connectApi();
+  const { api, kind, link } = await connectApi();
   const live = { trace: new TraceBuffer(api), snapshots: new SnapshotStore(api) };
   await Promise.all([live.trace.start(), live.snapshots.start()]);
+  // Main came back (maybe as a new process): the live stores start over from what it holds.
+  link.onReconnected(() => {
+    for (const store of [live.trace, live.snapshots]) store.resync().catch((error: unknown) => console.error('Switchboard: reloading after the reconnection failed', error));
+  });
   root.render(
     <StrictMode>
       <MantineProvider theme={theme} defaultColorScheme="auto">
         <Notifications position="bottom-right" />
         <ApiContext.Provider value={api}>
-          <LiveContext.Provider value={live}>
-            <App carrier={kind} onDisconnect={onDisconnect} />
-          </LiveContext.Provider>
+          <LinkContext.Provider value={link}>
+            <LiveContext.Provider value={live}>
+              <App carrier={kind} />
+            </LiveContext.Provider>
+          </LinkContext.Provider>
         </ApiContext.Provider>
       </MantineProvider>
     </StrictMode>,

@@ -74,6 +74,9 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
       host: values.host,
       unsafeExposeToNetwork: values['UNSAFE-expose-to-network'],
       oauthCallback: (search) => login.deliver(search),
+      // For tests only (never set it otherwise): a fixed token, so a test can restart browser
+      // mode on the same port and URL. Unset, every launch draws a new random token.
+      token: process.env.SWITCHBOARD_WEB_TOKEN || undefined,
     });
     callbackUrl = `http://127.0.0.1:${host.port}${CALLBACK_PATH}`;
   } catch (error) {

@@ -1,15 +1,18 @@
-import { ActionIcon, AppShell, Badge, Button, Group, Kbd, Tabs, Text, Title, Tooltip, useMantineColorScheme } from '@mantine/core';
+import { ActionIcon, AppShell, Badge, Button, Group, Kbd, Tabs, Title, Tooltip, useMantineColorScheme } from '@mantine/core';
 import { spotlight } from '@mantine/spotlight';
-import { useEffect, useState } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import type { CarrierKind } from '../api/carrier';
-import { useApi } from '../api/context';
+import { useApi, useLink, useLinkState } from '../api/context';
+import { ViewBoundary } from '../components/ViewBoundary';
 import { AuthView, SignInPrompts } from '../features/auth';
+import { getSignInStore } from '../features/auth/sign-in-store';
 import { ChartsView } from '../features/charts/ChartsView';
 import { getLogStore } from '../features/logs/log-store';
 import { LogsView } from '../features/logs/LogsView';
 import { CommandPalette } from '../features/palette/CommandPalette';
 import { PromptsView } from '../features/prompts/PromptsView';
 import { RequestBadge, RequestCenter } from '../features/requests';
+import { getRequestStore } from '../features/requests/store';
 import { ResourcesView } from '../features/resources/ResourcesView';
 import { ServerSidebar } from '../features/servers/ServerSidebar';
 import { TimelineView } from '../features/timeline/TimelineView';
@@ -17,6 +20,7 @@ import { ToolsView } from '../features/tools/ToolsView';
 import { TrafficView } from '../features/traffic/TrafficView';
 import { VIEWS, navigation, useNavigation, type View } from '../state/navigation';
 import { useGlobalKeys } from './keyboard';
+import { MainGoneBanner } from './MainGoneBanner';
 import { useServers } from './useServers';
 
 const LABELS: Record<View, string> = {
@@ -30,11 +34,11 @@ const LABELS: Record<View, string> = {
   auth: 'Auth',
 };
 
-export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconnect(cb: () => void): void }) {
+export function App({ carrier }: { carrier: CarrierKind }) {
   const { servers, loaded, refresh } = useServers();
   const nav = useNavigation();
-  const [lost, setLost] = useState(false);
-  useEffect(() => onDisconnect(() => setLost(true)), [onDisconnect]);
+  const link = useLink();
+  const { status, epoch } = useLinkState();
   useEffect(() => {
     document.body.dataset.appState = 'ready';
   }, []);
@@ -42,6 +46,18 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
   // Log lines are collected from the start, not from the first visit to the Logs view.
   const api = useApi();
   useEffect(() => void getLogStore(api), [api]);
+  // Main is back: fetch again what lives outside the views (the views remount, see `key`).
+  useEffect(
+    () =>
+      link.onReconnected(() => {
+        refresh();
+        void getLogStore(api).resync();
+        void getRequestStore(api).reload();
+        void getSignInStore(api).reload();
+      }),
+    [link, api, refresh],
+  );
+  const view = (name: View, node: ReactNode) => <ViewBoundary view={name}>{node}</ViewBoundary>;
 
   return (
     <AppShell header={{ height: 48 }} navbar={{ width: 320, breakpoint: 0 }} padding="md">
@@ -63,11 +79,6 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
               </Group>
             )}
           </Group>
-          {lost && (
-            <Text c="red" size="sm" role="alert">
-              Lost the connection to Switchboard's main process. Restart it and reload.
-            </Text>
-          )}
           <Group gap="xs" wrap="nowrap">
             <RequestBadge />
             <Button variant="default" size="xs" onClick={() => spotlight.open()} rightSection={<Kbd size="xs">Ctrl K</Kbd>} data-testid="open-palette">
@@ -78,10 +89,12 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="sm">
-        <ServerSidebar servers={servers} loaded={loaded} onChanged={refresh} />
+        <ServerSidebar servers={servers} loaded={loaded} onChanged={refresh} linkUp={status === 'connected'} />
       </AppShell.Navbar>
       <AppShell.Main>
-        <Tabs value={nav.view} onChange={(v) => v && navigation.show(v as View)} keepMounted={false}>
+        <MainGoneBanner />
+        {/* A new epoch (main came back) remounts the views: each fetches what it shows again. */}
+        <Tabs key={epoch} value={nav.view} onChange={(v) => v && navigation.show(v as View)} keepMounted={false}>
           <Tabs.List>
             {VIEWS.map((view) => (
               <Tabs.Tab key={view} value={view} data-testid={`view-${view}`}>
@@ -90,28 +103,28 @@ export function App({ carrier, onDisconnect }: { carrier: CarrierKind; onDisconn
             ))}
           </Tabs.List>
           <Tabs.Panel value="tools" pt="md">
-            <ToolsView servers={servers} />
+            {view('tools', <ToolsView servers={servers} />)}
           </Tabs.Panel>
           <Tabs.Panel value="resources" pt="md">
-            <ResourcesView servers={servers} />
+            {view('resources', <ResourcesView servers={servers} />)}
           </Tabs.Panel>
           <Tabs.Panel value="prompts" pt="md">
-            <PromptsView servers={servers} />
+            {view('prompts', <PromptsView servers={servers} />)}
           </Tabs.Panel>
           <Tabs.Panel value="traffic" pt="md">
-            <TrafficView servers={servers} />
+            {view('traffic', <TrafficView servers={servers} />)}
           </Tabs.Panel>
           <Tabs.Panel value="charts" pt="md">
-            <ChartsView servers={servers} />
+            {view('charts', <ChartsView servers={servers} />)}
           </Tabs.Panel>
           <Tabs.Panel value="timeline" pt="md">
-            <TimelineView servers={servers} />
+            {view('timeline', <TimelineView servers={servers} />)}
           </Tabs.Panel>
           <Tabs.Panel value="logs" pt="md">
-            <LogsView servers={servers} />
+            {view('logs', <LogsView servers={servers} />)}
           </Tabs.Panel>
           <Tabs.Panel value="auth" pt="md">
-            <AuthView servers={servers} />
+            {view('auth', <AuthView servers={servers} />)}
           </Tabs.Panel>
         </Tabs>
       </AppShell.Main>

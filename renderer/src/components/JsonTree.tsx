@@ -1,14 +1,23 @@
 /**
  * A collapsible JSON tree. Server data is hostile input: everything is rendered as text (no
- * HTML), long strings are clipped with a toggle, wide objects and arrays show their first
- * entries with "show more", and nesting beyond `expandDepth` starts collapsed.
+ * HTML), long strings are clipped with a toggle (huge ones with "Show all / Save to file"), wide
+ * objects and arrays show their first entries with "show more", nesting beyond `expandDepth`
+ * starts collapsed. A subtree main cut at the carried depth (a truncation marker) is a visible
+ * row "… 4,937 more levels", and the tree itself never renders deeper than MAX_TREE_DEPTH, so a
+ * value of any depth (say, a body parsed here from the trace's text) cannot exhaust the stack.
  */
 import { UnstyledButton } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
+import { LIMITS, depthOf, isTruncationMarker } from '../../../contract/bounded-json';
 import classes from './JsonTree.module.css';
+import { DepthCutRow, TEXT_LIMIT, TextCutNotice } from './Truncated';
 
 const CHILDREN_PAGE = 100;
 const STRING_CLIP = 2_000;
+/** Levels the tree renders; a container deeper than this is a marker row (see the Raw view). */
+export const MAX_TREE_DEPTH = LIMITS.carriedDepth;
+/** Counting the levels below the cut stops here (the count is only for the label). */
+const MAX_COUNTED = 1_000_000;
 
 export function JsonTree({ value, expandDepth = 2, testId }: { value: unknown; expandDepth?: number; testId?: string }) {
   return (
@@ -28,15 +37,34 @@ function Node({ name, value, depth, expandDepth }: { name?: ReactNode; value: un
       </div>
     );
   }
-  return <Branch label={label} value={value as Record<string, unknown> | unknown[]} depth={depth} expandDepth={expandDepth} />;
+  if (isTruncationMarker(value)) return <DepthCutRow info={value} label={label} />;
+  const container = value as Record<string, unknown> | unknown[];
+  if (depth >= MAX_TREE_DEPTH) {
+    const entries = Array.isArray(container) ? container.length : Object.keys(container).length;
+    return (
+      <DepthCutRow
+        info={{ levels: depthOf(container, MAX_COUNTED), entries, array: Array.isArray(container) }}
+        label={label}
+        reason={`The tree shows ${MAX_TREE_DEPTH} levels; the rest is in the Raw view.`}
+      />
+    );
+  }
+  return <Branch label={label} value={container} depth={depth} expandDepth={expandDepth} />;
 }
 
 function Branch({ label, value, depth, expandDepth }: { label: ReactNode; value: Record<string, unknown> | unknown[]; depth: number; expandDepth: number }) {
   const [open, setOpen] = useState(depth < expandDepth);
   const [shown, setShown] = useState(CHILDREN_PAGE);
   const isArray = Array.isArray(value);
-  const entries: [string, unknown][] = isArray ? value.map((v, i) => [String(i), v]) : Object.entries(value);
-  const summary = isArray ? `Array(${entries.length})` : `{${entries.length} ${entries.length === 1 ? 'key' : 'keys'}}`;
+  // Only the entries on screen are materialized (an array may hold millions).
+  const keys = isArray ? undefined : Object.keys(value);
+  const count = isArray ? value.length : keys!.length;
+  const summary = isArray ? `Array(${count})` : `{${count} ${count === 1 ? 'key' : 'keys'}}`;
+  const visible: [string, unknown][] = [];
+  if (open) {
+    const end = Math.min(shown, count);
+    for (let i = 0; i < end; i++) visible.push(isArray ? [String(i), value[i]] : [keys![i]!, (value as Record<string, unknown>)[keys![i]!]]);
+  }
   return (
     <div>
       <UnstyledButton className={classes.toggle} onClick={() => setOpen(!open)} aria-expanded={open}>
@@ -46,12 +74,12 @@ function Branch({ label, value, depth, expandDepth }: { label: ReactNode; value:
       </UnstyledButton>
       {open && (
         <div className={classes.children}>
-          {entries.slice(0, shown).map(([key, child]) => (
+          {visible.map(([key, child]) => (
             <Node key={key} name={key} value={child} depth={depth + 1} expandDepth={expandDepth} />
           ))}
-          {entries.length > shown && (
+          {count > shown && (
             <UnstyledButton className={classes.more} onClick={() => setShown(shown + CHILDREN_PAGE * 10)}>
-              show {Math.min(CHILDREN_PAGE * 10, entries.length - shown)} more of {entries.length - shown}…
+              show {Math.min(CHILDREN_PAGE * 10, count - shown)} more of {count - shown}…
             </UnstyledButton>
           )}
         </div>
@@ -64,14 +92,16 @@ function Scalar({ value }: { value: unknown }) {
   const [full, setFull] = useState(false);
   if (typeof value === 'string') {
     const clipped = !full && value.length > STRING_CLIP;
+    const huge = value.length > TEXT_LIMIT;
     return (
       <span className={classes.string}>
         "{clipped ? value.slice(0, STRING_CLIP) : value}"
-        {clipped && (
+        {clipped && !huge && (
           <UnstyledButton className={classes.more} onClick={() => setFull(true)}>
             … {value.length - STRING_CLIP} more characters
           </UnstyledButton>
         )}
+        {huge && <TextCutNotice total={value.length} shown={full ? value.length : STRING_CLIP} all={full} onShowAll={() => setFull(true)} text={value} filename="value.txt" />}
       </span>
     );
   }

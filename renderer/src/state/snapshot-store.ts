@@ -16,9 +16,16 @@ export class SnapshotStore {
 
   async start(): Promise<() => void> {
     const off = this.api.on('snapshot', (snapshot) => this.merge(snapshot));
-    for (const snapshot of await this.api.snapshots()) this.snapshots.set(snapshot.server, snapshot);
-    this.changed();
+    await this.resync();
     return off;
+  }
+
+  /** Full snapshots again (at start, and after the link to main came back). */
+  async resync(): Promise<void> {
+    const fresh = await this.api.snapshots();
+    this.snapshots.clear();
+    for (const snapshot of fresh) this.snapshots.set(snapshot.server, snapshot);
+    this.changed();
   }
 
   merge(update: ServerSnapshot): void {

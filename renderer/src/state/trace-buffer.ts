@@ -27,12 +27,27 @@ export class TraceBuffer {
   /** Loads the most recent window, then follows live batches. */
   async start(): Promise<() => void> {
     const off = this.api.on('traceBatch', ({ events, total }) => this.receive(events, total));
+    await this.load();
+    return off;
+  }
+
+  /**
+   * After the link to main came back: main may be a new process whose sequence numbers start
+   * again at 1, so what is held here is dropped and the recent window loaded again.
+   */
+  async resync(): Promise<void> {
+    this.events = [];
+    this.pendingWhilePaused = [];
+    this.total = 0;
+    await this.load();
+  }
+
+  private async load(): Promise<void> {
     const page = await this.api.traceQuery({ order: 'desc', limit: 5000 });
     const known = new Set(this.events.map((e) => e.seq));
     this.events = [...page.events.reverse().filter((e) => !known.has(e.seq)), ...this.events].sort((a, b) => a.seq - b.seq);
     this.total = Math.max(this.total, page.total);
     this.changed();
-    return off;
   }
 
   receive(events: TraceEvent[], total: number): void {

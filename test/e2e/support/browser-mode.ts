@@ -19,11 +19,17 @@ export interface BrowserModeApp {
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
-export async function startBrowserMode(extraArgs: string[] = []): Promise<BrowserModeApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+/**
+ * `dataDir`: reuse a settings directory (a restart of the same app); `env`: extra environment,
+ * e.g. SWITCHBOARD_WEB_TOKEN (a fixed token, for tests only) with `--port` to come back on the
+ * same URL.
+ */
+export async function startBrowserMode(extraArgs: string[] = [], options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<BrowserModeApp> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
   const child = spawn(process.execPath, [join(ROOT, 'out/main/web.js'), '--data-dir', dataDir, ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
   });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
@@ -67,4 +73,27 @@ export async function openApp(page: Page, app: BrowserModeApp): Promise<void> {
   await page.locator('body[data-app-state="ready"]').waitFor();
   // The server list has arrived: a test that counts servers counts the real ones.
   await page.locator('[data-testid="server-list"][data-loaded="true"]').waitFor();
+}
+
+/** One contract call straight to browser mode's WebSocket, as a non-browser client makes it (token header, our Origin). */
+export async function mainCall(app: BrowserModeApp, method: string, args: unknown = {}): Promise<{ ok: boolean; result?: unknown; error?: { message: string } }> {
+  const { WebSocket } = await import('ws');
+  const token = new URL(app.url).searchParams.get('token') ?? '';
+  const ws = new WebSocket(`${app.origin.replace(/^http/, 'ws')}/ws`, { headers: { origin: app.origin, 'x-switchboard-token': token } });
+  try {
+    await new Promise<void>((done, fail) => {
+      ws.once('open', () => done());
+      ws.once('error', fail);
+    });
+    return await new Promise((done, fail) => {
+      ws.on('message', (data) => {
+        const frame = JSON.parse(String(data)) as { type: string; id?: unknown; reply?: { ok: boolean; result?: unknown; error?: { message: string } } };
+        if (frame.type === 'reply' && frame.id === 1) done(frame.reply!);
+      });
+      ws.once('error', fail);
+      ws.send(JSON.stringify({ id: 1, method, args }));
+    });
+  } finally {
+    ws.close();
+  }
 }

@@ -4,6 +4,7 @@
  * callback, tokens, failures), with the 401/403 challenges that started them. Each row opens
  * to its headers, bodies and decoded parameters.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import { Alert, Badge, Button, Collapse, Group, Text, UnstyledButton } from '@mantine/core';
 import { useState } from 'react';
 import { SafeText } from '../../components/SafeText';
@@ -170,7 +171,7 @@ function ExchangeDetail({ step }: { step: ExchangeStep }) {
   );
 }
 
-const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
+const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : safeStringify(v));
 
 function EventDetail({ step }: { step: EventStep }) {
   const meta = step.event.meta ?? {};

@@ -2,6 +2,7 @@
  * The access token decoded, when it is a JWT: header and claims as a tree (the signature is never
  * sent to the renderer), and the claims that matter to a sign-in picked out — the times as dates.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import { Badge, Group, Text } from '@mantine/core';
 import type { AuthStatus } from '../../../../contract';
 import { JsonTree } from '../../components/JsonTree';
@@ -10,7 +11,7 @@ import classes from './auth.module.css';
 import { Kv, Section, type Row } from './parts';
 import { relativeTime } from './steps';
 
-const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
+const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : safeStringify(v));
 
 function timeClaim(v: unknown, now: number): string | undefined {
   if (typeof v !== 'number' || !Number.isFinite(v)) return str(v);

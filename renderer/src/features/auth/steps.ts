@@ -3,6 +3,7 @@
  * exchange the flow made, and the `auth-step` events the core recorded between them) plus the
  * 401/403 answers on the server's MCP channels that started it. Plain functions, no React.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import type { TraceEvent } from '../../../../contract/trace';
 
 export type StepKind =
@@ -106,7 +107,7 @@ export function formParams(body: unknown): Record<string, string> | undefined {
   }
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(body)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    for (const [k, v] of Object.entries(body)) out[k] = typeof v === 'string' ? v : safeStringify(v);
     return out;
   }
   return undefined;

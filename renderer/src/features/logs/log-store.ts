@@ -32,7 +32,7 @@ export class LogStore {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly listeners = new Set<() => void>();
 
-  constructor(api: SwitchboardApi) {
+  constructor(private readonly api: SwitchboardApi) {
     let early: LogLine[] = [];
     api.on('logBatch', ({ lines }) => {
       if (!this.loaded) early.push(...lines);
@@ -53,6 +53,17 @@ export class LogStore {
         early = [];
       },
     );
+  }
+
+  /** After the link to main came back: main's recent lines that are not here yet. */
+  async resync(): Promise<void> {
+    try {
+      const { lines } = await this.api.recentLogs();
+      const seen = new Set(this.lines.map(lineKey));
+      this.append(lines.filter((l) => !seen.has(lineKey(l))));
+    } catch {
+      // still unreachable: the next reconnection tries again
+    }
   }
 
   append(lines: LogLine[]): void {

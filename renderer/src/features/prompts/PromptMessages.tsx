@@ -3,6 +3,7 @@
  * (text as text, images inline when they are safe raster types, audio, embedded resources,
  * resource links as plain text). Hostile input throughout.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import { Alert, Badge, Button, Group, Paper, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { JsonTree } from '../../components/JsonTree';
@@ -99,7 +100,7 @@ function ContentBlock({ block }: { block: unknown }) {
       break;
   }
   return (
-    <Alert variant="light" color="orange" p="xs" title={`Content of type ${JSON.stringify(String(b.type ?? 'unknown')).slice(0, 60)} (shown as data)`}>
+    <Alert variant="light" color="orange" p="xs" title={`Content of type ${safeStringify(String(b.type ?? 'unknown')).slice(0, 60)} (shown as data)`}>
       <JsonTree value={block} />
     </Alert>
   );

@@ -2,6 +2,7 @@
  * Prompts of every connected server: pick one, fill its arguments (with the server's
  * completions), get it, and read the messages it renders to.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
 import { Alert, Badge, Button, Grid, Group, Stack, Text, TextInput, Title } from '@mantine/core';
@@ -248,7 +249,7 @@ function PromptDetail({
       {outcome && !outcome.ok && (
         <Alert color="red" title="prompts/get failed" data-testid="prompt-error">
           <Text size="xs" c="dimmed" mb={4}>
-            at {time(outcome.at)} after {outcome.durationMs.toFixed(0)} ms · arguments {JSON.stringify(outcome.args).slice(0, 300)}
+            at {time(outcome.at)} after {outcome.durationMs.toFixed(0)} ms · arguments {safeStringify(outcome.args).slice(0, 300)}
           </Text>
           <Text size="sm" className={classes.hostile}>
             {outcome.message.slice(0, 5000)}

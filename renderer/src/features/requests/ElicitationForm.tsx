@@ -4,6 +4,7 @@
  * warning on fields that look like secrets. Accept sends only the touched fields; main merges
  * the defaults and checks again.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import { Alert, Button, Checkbox, Code, Group, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
 import { useMemo, useState, type ReactNode } from 'react';
 import type { PendingRequest, RequestAnswer } from '../../../../contract';
@@ -157,7 +158,7 @@ function FieldInput({ field, value, error, touched, onChange, draft }: { field: 
           <Text size="xs" c="dimmed">
             Not a field type elicitation allows (flat strings, numbers, booleans, enums): left out of the answer.
           </Text>
-          <Code block>{JSON.stringify(field.raw, null, 2).slice(0, 2_000)}</Code>
+          <Code block>{safeStringify(field.raw, { space: 2 }).slice(0, 2_000)}</Code>
         </Stack>
       );
       break;

@@ -5,6 +5,7 @@
  * the assistant's reply: text, or a tool_use block when tools are offered; names the model and
  * the stop reason; approves or rejects.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import { Validator } from '@cfworker/json-schema';
 import { Accordion, Alert, Badge, Button, Code, Group, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput, Textarea, Title, UnstyledButton } from '@mantine/core';
 import { useMemo, useState } from 'react';
@@ -233,7 +234,7 @@ function SentRequest({ params, tools, hints, messages }: { params: Json; tools: 
             </Text>
             {isObject(params.toolChoice) && (
               <Badge size="xs" variant="light" tt="none" data-testid="sampling-tool-choice">
-                toolChoice: {visible(str(params.toolChoice.mode) || JSON.stringify(params.toolChoice), 40)}
+                toolChoice: {visible(str(params.toolChoice.mode) || safeStringify(params.toolChoice), 40)}
               </Badge>
             )}
           </Group>
@@ -268,7 +269,7 @@ function Parameters({ params, hints }: { params: Json; hints: string[] }) {
   const rows: [string, React.ReactNode][] = [];
   rows.push(['maxTokens', <span className="mono">{str(params.maxTokens)}</span>]);
   if (params.temperature !== undefined) rows.push(['temperature', <span className="mono">{str(params.temperature)}</span>]);
-  if (Array.isArray(params.stopSequences)) rows.push(['stopSequences', <span className="mono">{visible(JSON.stringify(params.stopSequences), 300)}</span>]);
+  if (Array.isArray(params.stopSequences)) rows.push(['stopSequences', <span className="mono">{visible(safeStringify(params.stopSequences), 300)}</span>]);
   if (params.includeContext !== undefined) rows.push(['includeContext', <span className="mono">{visible(str(params.includeContext), 40)}</span>]);
   if (hints.length) rows.push(['model hints', <span className="mono">{hints.map((h) => visible(h, 60)).join(', ')}</span>]);
   const priorities = (['intelligencePriority', 'speedPriority', 'costPriority'] as const).filter((k) => typeof prefs[k] === 'number');
@@ -370,7 +371,7 @@ function Block({ block }: { block: unknown }) {
         </Stack>
       );
     default:
-      return <Code block>{JSON.stringify(block, null, 2)?.slice(0, 4_000) ?? String(block)}</Code>;
+      return <Code block>{safeStringify(block, { space: 2 }).slice(0, 4_000)}</Code>;
   }
 }
 

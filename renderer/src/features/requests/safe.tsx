@@ -3,6 +3,7 @@
  * zero-width characters, control characters, ANSI escapes) become small visible tokens; the text
  * is isolated for bidi (`unicode-bidi: plaintext`); long text is clipped with a toggle.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import { UnstyledButton } from '@mantine/core';
 import { useState } from 'react';
 import { reveal, visibleText } from '../../components/SafeText';
@@ -30,5 +31,5 @@ export function ServerText({ text, clip = 4_000, inline = false, testId, classNa
 
 /** Any value as a short string (server params are unknown until checked). */
 export function str(value: unknown): string {
-  return typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
+  return typeof value === 'string' ? value : value === undefined || value === null ? '' : safeStringify(value);
 }

@@ -4,6 +4,7 @@
  * and Prompts (embedded resources, image content). All of it is hostile input: text only,
  * SVG never inline, downloads typed as generic binary.
  */
+import { TextCutNotice } from '../../components/Truncated';
 import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { JsonTree } from '../../components/JsonTree';
@@ -138,11 +139,7 @@ export function ClippedText({ text, testId = 'content-text', style }: { text: st
       <pre className={`${classes.pre} ${classes.hostile}`} style={style} data-testid={testId}>
         {clipped ? text.slice(0, TEXT_CLIP) : text}
       </pre>
-      {clipped && (
-        <Button size="compact-xs" variant="subtle" onClick={() => setFull(true)} style={{ alignSelf: 'flex-start' }}>
-          Show all ({(text.length - TEXT_CLIP).toLocaleString()} more characters)
-        </Button>
-      )}
+      {text.length > TEXT_CLIP && <TextCutNotice total={text.length} shown={clipped ? TEXT_CLIP : text.length} all={!clipped} onShowAll={() => setFull(true)} text={text} filename="resource.txt" testId="content-truncated" showAllTestId="content-show-all" saveTestId="content-save" />}
     </>
   );
 }

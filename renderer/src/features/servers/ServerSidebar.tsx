@@ -38,7 +38,10 @@ export function stateLabel(server: ServerStatus, now: number): string {
   }
 }
 
-export function ServerSidebar({ servers, loaded, onChanged }: { servers: ServerStatus[]; loaded: boolean; onChanged(): void }) {
+/** What the dot says while main is unreachable: the last known state may no longer hold. */
+export const UNKNOWN_STATE = "State unknown: Switchboard's main process is not reachable";
+
+export function ServerSidebar({ servers, loaded, onChanged, linkUp = true }: { servers: ServerStatus[]; loaded: boolean; onChanged(): void; linkUp?: boolean }) {
   const api = useApi();
   const [adding, setAdding] = useState(false);
   const [importing, setImporting] = useState(false);
@@ -67,7 +70,7 @@ export function ServerSidebar({ servers, loaded, onChanged }: { servers: ServerS
             </Text>
           )}
           {servers.map((server) => (
-            <ServerItem key={server.id} server={server} onChanged={onChanged} onEdit={() => setEditing(server.config)} />
+            <ServerItem key={server.id} server={server} onChanged={onChanged} onEdit={() => setEditing(server.config)} linkUp={linkUp} />
           ))}
         </Stack>
       </ScrollArea>
@@ -100,7 +103,7 @@ export function ServerSidebar({ servers, loaded, onChanged }: { servers: ServerS
   );
 }
 
-function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onChanged(): void; onEdit(): void }) {
+function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatus; onChanged(): void; onEdit(): void; linkUp: boolean }) {
   const api = useApi();
   const nav = useNavigation();
   const now = useNow(server.state === 'reconnecting');
@@ -129,7 +132,7 @@ function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onCha
       data-testid="server-item"
       data-server-name={server.name}
       data-server-id={server.id}
-      data-state={server.state}
+      data-state={linkUp ? server.state : 'unknown'}
       onClick={() => navigation.selectServer(selected ? undefined : server.id)}
       style={{
         borderRadius: 6,
@@ -138,8 +141,13 @@ function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onCha
       }}
     >
       <Group gap={8} wrap="nowrap">
-        <Tooltip label={stateLabel(server, now)} multiline maw={320} withinPortal>
-          <span className={`state-dot state-${server.state}`} aria-label={server.state} data-testid="server-state-dot" />
+        <Tooltip label={linkUp ? stateLabel(server, now) : `${UNKNOWN_STATE} (last known: ${server.state}).`} multiline maw={320} withinPortal>
+          <span
+            className={`state-dot state-${linkUp ? server.state : 'unknown'}`}
+            aria-label={linkUp ? server.state : 'state unknown'}
+            data-testid="server-state-dot"
+            data-state={linkUp ? server.state : 'unknown'}
+          />
         </Tooltip>
         <Text size="sm" fw={500} truncate style={{ flex: 1 }}>
           {server.name}
@@ -203,7 +211,7 @@ function ServerItem({ server, onChanged, onEdit }: { server: ServerStatus; onCha
       <Text size="xs" c="dimmed" className="mono" truncate>
         {target.type === 'stdio' ? [target.command, ...target.args].join(' ') : target.url}
       </Text>
-      {server.state === 'reconnecting' && (
+      {linkUp && server.state === 'reconnecting' && (
         <Text size="xs" c="yellow.7" data-testid="server-reconnecting" data-attempt={server.attempt} data-delay-ms={server.nextAttemptAt ? server.nextAttemptAt - server.since : undefined}>
           {stateLabel(server, now)}
         </Text>

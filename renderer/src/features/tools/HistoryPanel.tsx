@@ -3,6 +3,7 @@
  * each server's collection. Click one to put its arguments in the tool's form; run it again in
  * one click.
  */
+import { safeStringify } from '../../../../contract/bounded-json';
 import { ActionIcon, Badge, Button, Group, ScrollArea, Stack, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
@@ -23,12 +24,7 @@ const OUTCOME_COLOR: Record<HistoryEntry['outcome'], string> = {
 };
 
 function argsPreview(args: Record<string, unknown>): string {
-  let text = '';
-  try {
-    text = JSON.stringify(args) ?? '';
-  } catch {
-    text = '(unprintable)';
-  }
+  const text = safeStringify(args);
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 

@@ -7,10 +7,18 @@
  */
 import { ActionIcon, Button, Checkbox, Group, NumberInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea, Tooltip } from '@mantine/core';
 import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
+import { safeStringify } from '../../../../contract/bounded-json';
 import { SafeLabel, SafeText } from '../../components/SafeText';
 import { MAX_SCHEMA_DEPTH, emptyFor, fieldShape, initialValue, isObject, pathAttr, pathKey, requiredSet, type JsonSchema, type Path } from './schema';
 import classes from './tools.module.css';
 import type { Issue } from './validation';
+
+/**
+ * How many times one `$ref` may open inside itself on a path (a tree of nodes, `$ref: "#"`):
+ * below that, the recursive part is a JSON editor, so a self-referential schema gets a form of
+ * bounded size.
+ */
+export const MAX_REF_REPEATS = 3;
 
 interface FormContext {
   root: JsonSchema;
@@ -52,7 +60,7 @@ export const SchemaForm = memo(function SchemaForm({ schema, value, onChange, is
   }
   return (
     <Stack gap="sm" data-testid="tool-form">
-      <ObjectFields schema={shape.schema} value={value} path={[]} ctx={ctx} depth={0} />
+      <ObjectFields schema={shape.schema} value={value} path={[]} ctx={ctx} depth={0} refs={NO_REFS} />
     </Stack>
   );
 });
@@ -78,12 +86,14 @@ function own(value: unknown, key: string): unknown {
   return isObject(value) && Object.prototype.hasOwnProperty.call(value, key) ? value[key] : undefined;
 }
 
-function ObjectFields({ schema, value, path, ctx, depth }: { schema: JsonSchema; value: unknown; path: Path; ctx: FormContext; depth: number }) {
+const NO_REFS: readonly string[] = [];
+
+function ObjectFields({ schema, value, path, ctx, depth, refs }: { schema: JsonSchema; value: unknown; path: Path; ctx: FormContext; depth: number; refs: readonly string[] }) {
   const required = requiredSet(schema);
   return (
     <>
       {Object.entries(schema.properties as Record<string, unknown>).map(([key, child]) => (
-        <Field key={key} name={key} schema={child} value={own(value, key)} path={[...path, key]} required={required.has(key)} ctx={ctx} depth={depth + 1} />
+        <Field key={key} name={key} schema={child} value={own(value, key)} path={[...path, key]} required={required.has(key)} ctx={ctx} depth={depth + 1} refs={refs} />
       ))}
     </>
   );
@@ -99,11 +109,16 @@ interface FieldProps {
   depth: number;
   /** An array item: no label row of its own (the list shows its index). */
   inArray?: boolean;
+  /** The `$ref`s opened on the way here (to stop a schema that refers to itself). */
+  refs: readonly string[];
 }
 
 function Field(props: FieldProps) {
-  const { name, schema: rawSchema, value, path, required, ctx, depth, inArray } = props;
-  const shape = depth > MAX_SCHEMA_DEPTH ? { kind: 'raw' as const, schema: {}, nullable: false } : fieldShape(rawSchema, ctx.root);
+  const { name, schema: rawSchema, value, path, required, ctx, depth, inArray, refs } = props;
+  const ref = isObject(rawSchema) && typeof rawSchema.$ref === 'string' ? rawSchema.$ref : undefined;
+  const recursive = ref !== undefined && refs.filter((r) => r === ref).length >= MAX_REF_REPEATS;
+  const shape = depth > MAX_SCHEMA_DEPTH || recursive ? { kind: 'raw' as const, schema: {}, nullable: false } : fieldShape(rawSchema, ctx.root);
+  const innerRefs = ref ? [...refs, ref] : refs;
   const { schema, nullable } = shape;
   const errors = ctx.issues.get(pathKey(path));
   const error = errors && (ctx.showAll || value !== undefined) ? errors.join(' ') : undefined;
@@ -126,9 +141,9 @@ function Field(props: FieldProps) {
 
   switch (shape.kind) {
     case 'object':
-      return <ObjectField {...props} schema={schema} label={label} description={description} error={error} />;
+      return <ObjectField {...props} refs={innerRefs} schema={schema} label={label} description={description} error={error} />;
     case 'array':
-      return <ArrayField {...props} schema={schema} label={label} description={description} error={error} />;
+      return <ArrayField {...props} refs={innerRefs} schema={schema} label={label} description={description} error={error} />;
     case 'boolean':
       return (
         <Labelled label={label} description={description} attr={attr}>
@@ -163,7 +178,8 @@ function Field(props: FieldProps) {
       );
     case 'enum': {
       const options = (schema.enum as unknown[]).slice(0, 1_000);
-      const index = options.findIndex((o) => JSON.stringify(o) === JSON.stringify(value));
+      const wanted = safeStringify(value);
+      const index = options.findIndex((o) => safeStringify(o) === wanted);
       return (
         <Labelled label={label} description={description} attr={attr}>
           <Select
@@ -174,7 +190,7 @@ function Field(props: FieldProps) {
             onChange={(v) => ctx.set(path, v === null ? undefined : options[Number(v)])}
             clearable={!required}
             allowDeselect={!required}
-            placeholder={value !== undefined && index < 0 ? `not an option: ${JSON.stringify(value)?.slice(0, 60)}` : 'choose…'}
+            placeholder={value !== undefined && index < 0 ? `not an option: ${safeStringify(value).slice(0, 60)}` : 'choose…'}
             error={error}
             comboboxProps={{ withinPortal: true }}
             data-field-path={attr}
@@ -185,7 +201,7 @@ function Field(props: FieldProps) {
     case 'const':
       return (
         <Labelled label={label} description={description} attr={attr}>
-          <TextInput aria-label={name} size="xs" value={JSON.stringify(schema.const) ?? ''} readOnly classNames={{ input: 'mono' }} data-field-path={attr} />
+          <TextInput aria-label={name} size="xs" value={safeStringify(schema.const)} readOnly classNames={{ input: 'mono' }} data-field-path={attr} />
         </Labelled>
       );
     case 'number':
@@ -229,7 +245,7 @@ type InnerProps = Omit<FieldProps, 'schema'> & { schema: JsonSchema; label: Reac
 
 function StringField({ name, schema, value, path, required, ctx, label, description, error }: InnerProps) {
   const attr = pathAttr(path);
-  const text = typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+  const text = typeof value === 'string' ? value : value === undefined ? '' : safeStringify(value);
   const format = typeof schema.format === 'string' ? schema.format : undefined;
   const onText = (next: string) => ctx.set(path, next === '' && !required ? undefined : next);
   const long = (typeof schema.maxLength === 'number' && schema.maxLength > 300) || text.includes('\n') || text.length > 120;
@@ -265,7 +281,7 @@ function StringField({ name, schema, value, path, required, ctx, label, descript
   );
 }
 
-function ObjectField({ name, schema, value, path, required, ctx, depth, label, description, error, inArray }: InnerProps) {
+function ObjectField({ name, schema, value, path, required, ctx, depth, label, description, error, inArray, refs }: InnerProps) {
   const attr = pathAttr(path);
   if (!isObject(value)) {
     if (!required) {
@@ -307,14 +323,14 @@ function ObjectField({ name, schema, value, path, required, ctx, depth, label, d
       )}
       <Stack gap="xs">
         {description}
-        <ObjectFields schema={schema} value={value} path={path} ctx={ctx} depth={depth} />
+        <ObjectFields schema={schema} value={value} path={path} ctx={ctx} depth={depth} refs={refs} />
         {error && <FieldError text={error} />}
       </Stack>
     </fieldset>
   );
 }
 
-function ArrayField({ schema, value, path, ctx, depth, label, description, error }: InnerProps) {
+function ArrayField({ schema, value, path, ctx, depth, label, description, error, refs }: InnerProps) {
   const attr = pathAttr(path);
   const items = Array.isArray(value) ? value : [];
   const max = typeof schema.maxItems === 'number' ? schema.maxItems : Infinity;
@@ -324,12 +340,12 @@ function ArrayField({ schema, value, path, ctx, depth, label, description, error
       <legend>{label}</legend>
       <Stack gap="xs">
         {description}
-        {!Array.isArray(value) && value !== undefined && <FieldError text={`Not an array: ${JSON.stringify(value)?.slice(0, 80)}`} />}
+        {!Array.isArray(value) && value !== undefined && <FieldError text={`Not an array: ${safeStringify(value).slice(0, 80)}`} />}
         {shown.map((item, i) => (
           <div key={i} className={classes.arrayItem}>
             <span className={classes.arrayIndex}>{i}</span>
             <div style={{ flex: 1, minWidth: 0 }}>
-              <Field name={`${i}`} schema={schema.items} value={item} path={[...path, i]} required ctx={ctx} depth={depth + 1} inArray />
+              <Field name={`${i}`} schema={schema.items} value={item} path={[...path, i]} required ctx={ctx} depth={depth + 1} inArray refs={refs} />
             </div>
             <Tooltip label="Remove this item">
               <ActionIcon
@@ -375,13 +391,13 @@ function ArrayField({ schema, value, path, ctx, depth, label, description, error
 /** A JSON editor for one field whose schema the form does not model. */
 function RawField({ name, value, path, ctx, label, description, error }: InnerProps) {
   const attr = pathAttr(path);
-  const [text, setText] = useState(() => (value === undefined ? '' : JSON.stringify(value, null, 2)));
+  const [text, setText] = useState(() => (value === undefined ? '' : safeStringify(value, { space: 2 })));
   const [parseError, setParseError] = useState<string | null>(null);
   const emitted = useRef<unknown>(value);
   useEffect(() => {
     if (value !== emitted.current) {
       emitted.current = value;
-      setText(value === undefined ? '' : JSON.stringify(value, null, 2));
+      setText(value === undefined ? '' : safeStringify(value, { space: 2 }));
       setParseError(null);
     }
   }, [value]);
@@ -516,7 +532,7 @@ function FieldError({ text }: { text: string }) {
 
 /** Enum option labels are plain strings: invisible characters are named, long ones clipped. */
 function optionLabel(option: unknown): string {
-  const text = typeof option === 'string' ? option : JSON.stringify(option) ?? String(option);
+  const text = typeof option === 'string' ? option : safeStringify(option);
   // eslint-disable-next-line no-control-regex
   const visible = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u061c\ufeff]/g, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
   return visible.length > 120 ? `${visible.slice(0, 120)}…` : visible;

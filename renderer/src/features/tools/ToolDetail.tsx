@@ -7,10 +7,12 @@ import { Accordion, Alert, Badge, Button, Checkbox, Group, List, NumberInput, Po
 import { notifications } from '@mantine/notifications';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ToolEntry } from '../../../../contract';
+import { safeStringify } from '../../../../contract/bounded-json';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { cancelRun, defaultArgs, ensureSession, runCall, savedChanged, setArgs, useToolSession, type RunningCall } from './calls-store';
 import { SafeLabel, SafeText } from '../../components/SafeText';
+import { argumentDepthProblem } from './argument-depth';
 import { SchemaForm } from './SchemaForm';
 import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
@@ -36,7 +38,7 @@ export function activeAnnotations(tool: ToolEntry) {
 const NO_ISSUES: Issue[] = [];
 const NO_ARGS: Record<string, unknown> = {};
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-const pretty = (value: unknown) => JSON.stringify(value, null, 2) ?? '';
+const pretty = (value: unknown) => safeStringify(value, { space: 2 });
 
 export function ToolDetail({ tool }: { tool: ToolEntry }) {
   const api = useApi();
@@ -56,6 +58,9 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
   const [checking, setChecking] = useState(false);
   const [timeoutSec, setTimeoutSec] = useState<number | ''>('');
   const [resetOnProgress, setResetOnProgress] = useState(true);
+  const depthProblem = useMemo(() => argumentDepthProblem(args), [args]);
+  const [depthBlocked, setDepthBlocked] = useState(false);
+  useEffect(() => setDepthBlocked(false), [args]);
 
   // JSON follows the form (and history/saved re-fills); the form follows valid JSON.
   useEffect(() => {
@@ -93,6 +98,12 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
       setJsonError('Arguments must be a JSON object ({…}).');
       return;
     }
+    // Too deep to send (or to show in the form): said here, and kept out of the session.
+    const tooDeep = argumentDepthProblem(parsed);
+    if (tooDeep) {
+      setJsonError(tooDeep);
+      return;
+    }
     setJsonError(null);
     lastFromJson.current = parsed;
     setArgs(tool.name, parsed);
@@ -101,6 +112,10 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
   const run = async (force = false) => {
     if (session?.running || checking) return;
     if (jsonError && tab === 'json') return;
+    if (depthProblem) {
+      setDepthBlocked(true);
+      return;
+    }
     // The previous response goes at once: what shows next belongs to this run.
     setChecking(true);
     try {
@@ -175,7 +190,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
                     maxRows={22}
                     value={jsonText}
                     onChange={(e) => onJson(e.currentTarget.value)}
-                    error={jsonError}
+                    error={jsonError && <span data-testid="tool-args-error">{jsonError}</span>}
                     classNames={{ input: 'mono' }}
                     styles={{ input: { fontSize: 12.5 } }}
                     spellCheck={false}
@@ -204,13 +219,18 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
                 </Tooltip>
                 <div style={{ flex: 1 }} />
                 <SaveCall tool={tool} args={args} />
-                <RunAsTaskButton tool={tool} args={args} disabled={!!jsonError && tab === 'json'} />
+                <RunAsTaskButton tool={tool} args={args} disabled={(!!jsonError && tab === 'json') || depthProblem !== null} />
                 <Tooltip label="Run (Ctrl+Enter)" openDelay={600}>
                   <Button size="sm" onClick={() => void run()} loading={!!running || checking} disabled={!!jsonError && tab === 'json'} data-testid="tool-call">
                     Run
                   </Button>
                 </Tooltip>
               </Group>
+              {depthBlocked && depthProblem && (
+                <Text size="xs" c="red" mt="xs" data-testid="tool-args-too-deep">
+                  {depthProblem}
+                </Text>
+              )}
               {blocked && validation?.status === 'invalid' && (
                 <Group gap="xs" mt="xs" data-testid="tool-blocked">
                   <Text size="xs" c="red">

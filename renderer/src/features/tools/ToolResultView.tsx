@@ -5,20 +5,20 @@
  * content is checked against the tool's output schema and a mismatch is shown, not hidden.
  */
 import { Alert, Anchor, Badge, Button, Group, List, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { Result, ToolEntry } from '../../../../contract';
+import { safeStringify } from '../../../../contract/bounded-json';
 import { JsonTree } from '../../components/JsonTree';
 import { copyText, downloadText, downloadBytes } from '../../components/download';
+import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
 import { navigation } from '../../state/navigation';
 import type { CallOutcome } from './calls-store';
 import { SafeLabel, SafeText, hasInvisible, reveal } from '../../components/SafeText';
 import { formatChars, isObject, pathLabel } from './schema';
 import classes from './tools.module.css';
+import { RawResponse } from './RawResponse';
 import { validateAgainst, type Validation } from './validation';
 
-/** Text over this many characters is shown in part, with "Show all" and "Save to file". */
-export const TEXT_LIMIT = 100_000;
-const TEXT_PREVIEW = 20_000;
 const RASTER = /^image\/(png|jpeg|jpg|gif|webp|bmp|avif)$/i;
 const AUDIO = /^audio\/[a-z0-9.+-]+$/i;
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
@@ -68,9 +68,12 @@ export function ToolResultView({ value, tool }: { value: Result<'callTool'>; too
         </Alert>
       )}
       {mode === 'raw' ? (
-        <div className={classes.schemaBox} style={{ maxHeight: 520 }}>
-          <JsonTree value={result} expandDepth={3} />
-        </div>
+        <Stack gap="xs">
+          <div className={classes.schemaBox} style={{ maxHeight: 520 }}>
+            <JsonTree value={result} expandDepth={3} testId="tool-result-raw-tree" />
+          </div>
+          <RawResponse requestSeq={value.traceSeq} />
+        </Stack>
       ) : (
         <>
           {content.length === 0 && result.structuredContent === undefined && (
@@ -174,32 +177,26 @@ export function TextBlock({ text, label, isError, testId = 'tool-result-text' }:
         </Group>
       }
       actions={
-        <>
-          <Button size="compact-xs" variant="subtle" onClick={() => void copyText(text)} data-testid="tool-result-copy">
-            Copy
-          </Button>
-          {huge && (
-            <Button size="compact-xs" variant="subtle" onClick={() => downloadText('tool-result.txt', text)} data-testid="tool-result-save">
-              Save to file
-            </Button>
-          )}
-        </>
+        <Button size="compact-xs" variant="subtle" onClick={() => void copyText(text)} data-testid="tool-result-copy">
+          Copy
+        </Button>
       }
     >
       <pre className={classes.resultText} data-testid={testId} dir="auto">
         {reveal(shown)}
       </pre>
       {huge && (
-        <Group gap="xs" px="xs" pb={6} data-testid="tool-result-truncated">
-          <Text size="xs" c="dimmed">
-            {all ? `All ${text.length.toLocaleString()} characters shown.` : `Showing the first ${TEXT_PREVIEW.toLocaleString()} of ${text.length.toLocaleString()} characters (${formatChars(text.length)}).`}
-          </Text>
-          {!all && (
-            <Button size="compact-xs" variant="light" onClick={() => setAll(true)} data-testid="tool-result-show-all">
-              Show all
-            </Button>
-          )}
-        </Group>
+        <TextCutNotice
+          total={text.length}
+          shown={shown.length}
+          all={all}
+          onShowAll={() => setAll(true)}
+          text={text}
+          filename="tool-result.txt"
+          testId="tool-result-truncated"
+          showAllTestId="tool-result-show-all"
+          saveTestId="tool-result-save"
+        />
       )}
     </BlockFrame>
   );
@@ -210,7 +207,7 @@ function MediaBlock({ kind, data, mime, index }: { kind: 'image' | 'audio'; data
   const size = typeof data === 'string' ? Math.floor((data.length * 3) / 4) : 0;
   let problem: string | undefined;
   if (typeof data !== 'string') problem = 'no base64 data';
-  else if (!mime || !allowed.test(mime)) problem = `mimeType ${JSON.stringify(mime ?? null)?.slice(0, 60)} is not ${kind === 'image' ? 'a raster image type (SVG can carry script)' : 'an audio type'}`;
+  else if (!mime || !allowed.test(mime)) problem = `mimeType ${safeStringify(mime ?? null).slice(0, 60)} is not ${kind === 'image' ? 'a raster image type (SVG can carry script)' : 'an audio type'}`;
   else if (data.length > 50_000_000) problem = 'over 50 MB';
   else if (data.length < 2_000_000 && !BASE64.test(data)) problem = 'the data is not base64';
   const src = problem ? undefined : `data:${mime!.toLowerCase()};base64,${(data as string).replace(/\s+/g, '')}`;
@@ -315,7 +312,7 @@ function EmbeddedResource({ resource, index }: { resource: Record<string, unknow
 
 function Unknown({ block, index }: { block: Block; index: number }) {
   return (
-    <BlockFrame label={<span>block #{index} · type {JSON.stringify(block.type ?? null)?.slice(0, 40)} (not a known content type)</span>}>
+    <BlockFrame label={<span>block #{index} · type {safeStringify(block.type ?? null).slice(0, 40)} (not a known content type)</span>}>
       <div style={{ padding: 8 }}>
         <JsonTree value={block} />
       </div>
@@ -324,7 +321,7 @@ function Unknown({ block, index }: { block: Block; index: number }) {
 }
 
 function StructuredContent({ value, tool, isError }: { value: unknown; tool?: ToolEntry; isError: boolean }) {
-  const pretty = safeStringify(value);
+  const pretty = useMemo(() => safeStringify(value, { space: 2 }), [value]);
   // A tiny value reads best as JSON; anything bigger as a collapsible tree.
   const [view, setView] = useState<'tree' | 'json'>(() => (pretty.split('\n').length <= 5 ? 'json' : 'tree'));
   const [check, setCheck] = useState<Validation | 'pending' | null>(tool?.outputSchema ? 'pending' : null);
@@ -375,9 +372,23 @@ function StructuredContent({ value, tool, isError }: { value: unknown; tool?: To
         </Alert>
       )}
       <div data-testid="tool-result-structured" style={{ padding: 8, maxHeight: 480, overflow: 'auto' }}>
-        {view === 'tree' ? <JsonTree value={value} expandDepth={2} /> : <pre className={classes.resultText} style={{ padding: 0, maxHeight: 'none' }}>{pretty.length > TEXT_LIMIT ? `${pretty.slice(0, TEXT_PREVIEW)}\n… (${formatChars(pretty.length)}: use Copy or the tree)` : pretty}</pre>}
+        {view === 'tree' ? <JsonTree value={value} expandDepth={2} /> : <StructuredJson pretty={pretty} />}
       </div>
     </BlockFrame>
+  );
+}
+
+/** structuredContent as JSON text (cut at the carried depth, with markers), clipped past TEXT_LIMIT. */
+function StructuredJson({ pretty }: { pretty: string }) {
+  const [all, setAll] = useState(false);
+  const huge = pretty.length > TEXT_LIMIT;
+  return (
+    <>
+      <pre className={classes.resultText} style={{ padding: 0, maxHeight: 'none' }}>
+        {huge && !all ? pretty.slice(0, TEXT_PREVIEW) : pretty}
+      </pre>
+      {huge && <TextCutNotice total={pretty.length} shown={all ? pretty.length : TEXT_PREVIEW} all={all} onShowAll={() => setAll(true)} text={pretty} filename="structured-content.json" />}
+    </>
   );
 }
 
@@ -477,14 +488,6 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
 function rpcName(code: number): string {
   const names: Record<number, string> = { [-32700]: ' (parse error)', [-32600]: ' (invalid request)', [-32601]: ' (method not found)', [-32602]: ' (invalid params)', [-32603]: ' (internal error)', [-32001]: ' (request timeout)', [-32002]: ' (resource not found)' };
   return names[code] ?? '';
-}
-
-function safeStringify(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 function extension(mime?: string): string {

@@ -4,6 +4,8 @@
  * what it cannot understand becomes a raw-JSON field.
  */
 
+import { formatChars } from '../../components/format-size';
+
 export type JsonSchema = Record<string, unknown>;
 export type Path = (string | number)[];
 
@@ -64,11 +66,7 @@ export function checkSchemaBounds(schema: unknown): SchemaBounds {
   return { ok: true, chars: text.length, depth };
 }
 
-export function formatChars(n: number): string {
-  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)} MB`;
-  if (n >= 1_000) return `${Math.round(n / 1_000)} KB`;
-  return `${n} B`;
-}
+export { formatChars };
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -5,6 +5,7 @@
  * the page; see validation-worker.ts). Without a worker it falls back to the main thread.
  */
 import { Validator } from '@cfworker/json-schema';
+import { LIMITS, depthOf } from '../../../../contract/bounded-json';
 import { checkSchemaBounds, pathFromPointer, pathKey, schemaDraft, type JsonSchema, type Path, type SchemaBounds } from './schema';
 
 export const VALIDATION_TIMEOUT_MS = 2_000;
@@ -72,6 +73,9 @@ function runHere(request: Omit<ValidateRequest, 'id'>): ValidateReply {
 export async function validateAgainst(schema: JsonSchema, instance: unknown): Promise<Validation> {
   const bounds = schemaBounds(schema);
   if (!bounds.ok) return { status: 'skipped', reason: `Not validated: ${bounds.reason}.` };
+  // The validator walks the value recursively (and the worker clones it): a value deeper than
+  // anything Switchboard carries is not checked, and the caller says why (see argument-depth.ts).
+  if (depthOf(instance, LIMITS.carriedDepth) > LIMITS.carriedDepth) return { status: 'skipped', reason: `Not validated: the value nests deeper than ${LIMITS.carriedDepth} levels.` };
   if (tooSlow.has(schema)) return { status: 'skipped', reason: `Not validated: checking this schema took over ${VALIDATION_TIMEOUT_MS / 1000} s before (a pathological pattern?).` };
   const request = { schema, draft: schemaDraft(schema), instance };
   let reply = await runner(request);
@@ -82,6 +86,8 @@ export async function validateAgainst(schema: JsonSchema, instance: unknown): Pr
       tooSlow.add(schema);
       return { status: 'skipped', reason: `Not validated: checking took over ${VALIDATION_TIMEOUT_MS / 1000} s and was stopped (a pathological pattern in the schema?).` };
     }
+    // A schema that refers to itself without consuming the value (`{"$ref": "#"}`) recurses until the stack ends.
+    if (/call stack|too much recursion/i.test(reply.message)) return { status: 'skipped', reason: 'Not validated: the schema refers to itself without end (a $ref cycle that never reaches a value).' };
     return { status: 'skipped', reason: `Not validated: the schema is broken (${reply.message.slice(0, 300)}).` };
   }
   return reply.errors.length ? { status: 'invalid', issues: toIssues(reply.errors) } : { status: 'valid' };

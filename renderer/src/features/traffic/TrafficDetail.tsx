@@ -4,6 +4,7 @@
  * (JSON tree or raw; the whole payload is fetched when the stored one is a preview), the SSE
  * events of a streamed response, and "Copy as cURL".
  */
+import { LIMITS, safeStringify } from '../../../../contract/bounded-json';
 import { ActionIcon, Badge, Button, Group, Popover, SegmentedControl, Tabs, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -11,9 +12,11 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { TraceEvent } from '../../../../contract/trace';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
+import { TextCutNotice } from '../../components/Truncated';
 import { copyText } from '../../components/download';
 import { bodyText, clip, curlCommand, formatBytes, formatMs, formatTime, isErrorEvent, methodStatus, urlPath } from './format';
 import classes from './TrafficView.module.css';
+import { rawOf } from './raw-body';
 import { traffic } from './traffic-store';
 
 interface Detail {
@@ -203,7 +206,7 @@ export function TrafficDetail({ seq, source, live, names }: { seq: number; sourc
             size="compact-xs"
             variant="default"
             onClick={() =>
-              copyText(JSON.stringify({ ...event, body: data.payload }, null, 2)).then(() => notifications.show({ title: 'Copied', message: `Event #${event.seq} as JSON is on the clipboard.` }))
+              copyText(safeStringify({ ...event, body: data.payload }, { space: 2 })).then(() => notifications.show({ title: 'Copied', message: `Event #${event.seq} as JSON is on the clipboard.` }))
             }
           >
             Copy event JSON
@@ -372,7 +375,9 @@ function BodyView({ event, source, testId }: { event: TraceEvent; source: string
       </Text>
     );
   }
-  const raw = value === undefined ? (event.text ?? '') : bodyText(value);
+  // The bytes as received when main kept them (a body cut at the carried depth), else the body.
+  const kept = rawOf(event);
+  const raw = kept ?? (value === undefined ? (event.text ?? '') : bodyText(value));
   const clipped = !full && raw.length > RAW_CLIP;
   return (
     <div data-testid={testId} data-truncated={event.truncated || undefined}>
@@ -393,6 +398,11 @@ function BodyView({ event, source, testId }: { event: TraceEvent; source: string
             {formatBytes(event.bytes)}
           </Text>
         )}
+        {kept !== undefined && (
+          <Text size="xs" c="orange" data-testid="traffic-body-cut">
+            nested deeper than {LIMITS.carriedDepth} levels: the tree shows it cut, Raw shows it as received
+          </Text>
+        )}
         {event.truncated && (
           <Text size="xs" c={error ? 'red' : 'dimmed'}>
             {loading ? 'large payload: loading the whole of it…' : error ? `showing a preview (${error})` : 'large payload, loaded whole'}
@@ -406,11 +416,7 @@ function BodyView({ event, source, testId }: { event: TraceEvent; source: string
           <pre className={classes.raw} data-testid={testId ? `${testId}-raw` : undefined}>
             {clipped ? raw.slice(0, RAW_CLIP) : raw}
           </pre>
-          {clipped && (
-            <Button size="compact-xs" variant="subtle" onClick={() => setFull(true)}>
-              Show all {formatBytes(raw.length)}
-            </Button>
-          )}
+          {raw.length > RAW_CLIP && <TextCutNotice total={raw.length} shown={clipped ? RAW_CLIP : raw.length} all={!clipped} onShowAll={() => setFull(true)} text={raw} filename={`event-${event.seq}.${structured ? 'json' : 'txt'}`} />}
         </>
       )}
     </div>
@@ -418,7 +424,7 @@ function BodyView({ event, source, testId }: { event: TraceEvent; source: string
 }
 
 function SingleBody({ event, source }: { event: TraceEvent; source: string }) {
-  const meta = event.meta ? Object.entries(event.meta).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]) : [];
+  const meta = event.meta ? Object.entries(event.meta).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : safeStringify(v)]) : [];
   return (
     <div>
       <Section title="Event">
@@ -509,7 +515,7 @@ function SseEvents({ events, start, source, more, selectedSeq }: { events: Trace
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const e = events[item.index]!;
-            const raw = e.kind === 'sse-event' ? (e.body === undefined ? (e.truncated ? '(large, click to load)' : '') : typeof e.body === 'string' ? e.body.slice(0, 400) : JSON.stringify(e.body).slice(0, 400)) : (e.text ?? '');
+            const raw = e.kind === 'sse-event' ? (e.body === undefined ? (e.truncated ? '(large, click to load)' : '') : typeof e.body === 'string' ? e.body.slice(0, 400) : safeStringify(e.body).slice(0, 400)) : (e.text ?? '');
             const label = e.rpc ? (e.rpc.method ?? `${e.rpc.kind}${e.rpc.id !== undefined ? ` #${String(e.rpc.id)}` : ''}`) : '';
             const data = label ? `${label}  ${raw}` : raw;
             return (

@@ -1,4 +1,5 @@
 /** How trace events read in the table and the detail pane: plain functions, no React. */
+import { safeStringify } from '../../../../contract/bounded-json';
 import type { TraceEvent } from '../../../../contract/trace';
 
 /** Same rule as the store's error flag (main/core/trace/store.ts), so "errors only" and red rows agree. */
@@ -127,7 +128,7 @@ export function curlCommand(request: TraceEvent, streamed: boolean): string {
     if (SKIP_CURL_HEADERS.has(name.toLowerCase())) continue;
     lines.push(`-H ${shellWord(`${name}: ${value}`)}`);
   }
-  if (request.body !== undefined) lines.push(`--data-raw ${shellWord(typeof request.body === 'string' ? request.body : JSON.stringify(request.body))}`);
+  if (request.body !== undefined) lines.push(`--data-raw ${shellWord(typeof request.body === 'string' ? request.body : safeStringify(request.body))}`);
   if (streamed) lines.push('-N');
   return lines.join(' \\\n  ');
 }
@@ -136,9 +137,5 @@ export function curlCommand(request: TraceEvent, streamed: boolean): string {
 export function bodyText(body: unknown): string {
   if (body === undefined) return '';
   if (typeof body === 'string') return body;
-  try {
-    return JSON.stringify(body, null, 2);
-  } catch {
-    return String(body);
-  }
+  return safeStringify(body, { space: 2 });
 }
