@@ -108,6 +108,9 @@ const FIELDS: Record<string, (string | number)[][]> = {
   'prompts/list': [['result'], ['result', 'prompts'], ['result', 'prompts', 0], ['result', 'prompts', 0, 'name'], ['result', 'prompts', 0, 'description'], ['result', 'prompts', 0, 'arguments'], ['result', 'prompts', 0, 'arguments', 0], ['result', 'prompts', 0, 'arguments', 0, 'name'], ['result', 'prompts', 0, 'arguments', 0, 'required']],
   'resources/list': [['result'], ['result', 'resources'], ['result', 'resources', 0], ['result', 'resources', 0, 'uri'], ['result', 'resources', 0, 'name'], ['result', 'resources', 0, 'mimeType'], ['result', 'resources', 0, 'size'], ['result', 'resources', 0, 'annotations']],
   'resources/templates/list': [['result'], ['result', 'resourceTemplates'], ['result', 'resourceTemplates', 0], ['result', 'resourceTemplates', 0, 'uriTemplate'], ['result', 'resourceTemplates', 0, 'name']],
+  'prompts/get': [['result'], ['result', 'description'], ['result', 'messages'], ['result', 'messages', 0], ['result', 'messages', 0, 'role'], ['result', 'messages', 0, 'content'], ['result', 'messages', 0, 'content', 'type'], ['result', 'messages', 0, 'content', 'text']],
+  'resources/read': [['result'], ['result', 'contents'], ['result', 'contents', 0], ['result', 'contents', 0, 'uri'], ['result', 'contents', 0, 'mimeType'], ['result', 'contents', 0, 'text'], ['result', 'contents', 0, 'blob']],
+  'completion/complete': [['result'], ['result', 'completion'], ['result', 'completion', 'values'], ['result', 'completion', 'values', 0], ['result', 'completion', 'total'], ['result', 'completion', 'hasMore']],
   'tools/call': [['result'], ['result', 'content'], ['result', 'content', 0], ['result', 'content', 0, 'type'], ['result', 'content', 0, 'text'], ['result', 'structuredContent'], ['result', 'isError'], ['result', '_meta']],
 };
 const ENVELOPE: (string | number)[][] = [['jsonrpc'], ['id'], ['error'], ['error', 'code'], ['error', 'message']];

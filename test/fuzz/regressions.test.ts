@@ -54,6 +54,18 @@ export const REGRESSIONS: Regression[] = [
     open: true,
     case: { carrier: 'http-legacy', target: 'tools/list', frames: [{ kind: 'real' }], http: { status: 401, contentType: 'application/json' } },
   },
+  {
+    name: 'a "__proto__" key in a value deep enough to be cut vanishes from the trace (and becomes the copy\'s prototype)',
+    found: 'seed 101 path 20 (params.progressToken: 4 entries sent, 3 traced)',
+    where: 'contract/bounded-json.ts cut(): `copy[k] = …` on a plain object sets the prototype for k = "__proto__"; define the property instead (Object.defineProperty) — redact.ts json() has the same assignment',
+    invariants: ['raw'],
+    open: true,
+    case: {
+      carrier: 'stdio',
+      target: 'tools/list',
+      frames: [{ kind: 'value', value: notification({ o: [['__proto__', { o: [['isError', true]] }], ['deep', { deep: 100, kind: 'a', leaf: null }]] }) }, { kind: 'real' }],
+    },
+  },
 ];
 
 let fuzzer: Fuzzer;

@@ -144,6 +144,9 @@ export class Fuzzer {
         await call('listPrompts', { serverId: id });
         await call('listResources', { serverId: id });
         await call('callTool', { tool: 'echo', serverId: id, args: { text: 'fuzz' } });
+        await call('getPrompt', { name: 'greet', serverId: id, args: { name: 'Ada' } });
+        await call('readResource', { serverId: id, uri: 'fixture://readme' });
+        await call('complete', { serverId: id, ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } });
         await call('listServers', {});
       }
 
