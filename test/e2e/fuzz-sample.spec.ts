@@ -88,12 +88,20 @@ test('fuzzed servers leave the page responsive and inert', async ({ page }) => {
     }
     const toolItems = page.locator('[data-testid="tool-item"]');
     await page.getByTestId('view-tools').click();
+    if (index < PINNED.length) {
+      // The pinned cases are valid: their markup reaches the view, as text.
+      await expect(page.getByTestId('tool-list'), label).toContainText('onerror=window.__pwned=1');
+      await expect(toolItems.filter({ hasText: 'onerror' }).first()).toBeVisible();
+    }
     if ((await toolItems.count()) > 0) await toolItems.first().click();
 
     expect(await nextFrameMs(page), `no frame within 200 ms after ${label}`).toBeLessThan(200);
     expect(await page.evaluate('window.__pwned'), `executed something after ${label}`).toBeUndefined();
 
-    await apiCall(page, 'removeServer', { id: added.id });
-    await expect(page.locator(`[data-testid="server-item"][data-server-name="fuzz-${index}"]`)).toHaveCount(0);
+    // (Removed through the contract, as the fuzzer does: the sidebar learns of it on the next load.)
+    expect((await apiCall<{ removed: boolean }>(page, 'removeServer', { id: added.id })).removed).toBe(true);
   }
+  await openApp(page, app);
+  await expect(page.locator('[data-testid="server-item"][data-server-name^="fuzz-"]')).toHaveCount(0);
+  expect(await page.evaluate('window.__pwned')).toBeUndefined();
 });
