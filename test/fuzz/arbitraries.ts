@@ -149,6 +149,9 @@ function extra(scale: Scale): fc.Arbitrary<Frame> {
     fc.tuple(fc.oneof(num(), str(scale)), value(scale)).map(([id, result]): Frame => ({ kind: 'value', value: rpc([['id', id], ['result', result]]) })),
     fc.tuple(fc.oneof(num(), str(scale)), value(scale)).map(([id, method]): Frame => ({ kind: 'value', value: rpc([['id', id], ['method', method]]) })),
     fc.constantFrom('sampling/createMessage', 'elicitation/create', 'roots/list', 'ping', 'weird/method').map((method): Frame => ({ kind: 'value', value: rpc([['id', 'srv-1'], ['method', method], ['params', { o: [] }]]) })),
+    // Valid server requests with hostile content: they become pending items the UI shows.
+    str(scale).map((m): Frame => ({ kind: 'value', value: rpc([['id', 'srv-2'], ['method', 'elicitation/create'], ['params', { o: [['message', m], ['requestedSchema', { o: [['type', 'object'], ['properties', { o: [[XSS[0], { o: [['type', 'string'], ['description', m], ['default', XSS[3]]] }]] }]] }]] }]]) })),
+    str(scale).map((m): Frame => ({ kind: 'value', value: rpc([['id', 'srv-3'], ['method', 'sampling/createMessage'], ['params', { o: [['messages', { a: [{ o: [['role', 'user'], ['content', { o: [['type', 'text'], ['text', m]] }]] }] }], ['maxTokens', { n: '10' }], ['systemPrompt', XSS[0]]] }]]) })),
     fc.array(value(scale), { maxLength: 3 }).map((items): Frame => ({ kind: 'value', value: { a: items } })),
     value(scale).map((v): Frame => ({ kind: 'value', value: v })),
     fc.constant<Frame>({ kind: 'real' }),

@@ -150,6 +150,13 @@ export class Fuzzer {
         await call('listServers', {});
       }
 
+      // what the app keeps about the server answers too
+      await call('snapshots', { server: id });
+      await call('recentLogs', {});
+      await call('listHistory', { limit: 20 });
+      await call('listAudit', { limit: 20 });
+      await call('listPendingRequests', {});
+
       // healthy: the other server keeps answering
       const echo = await call<{ result: { content?: { text?: string }[] } }>('callTool', { tool: 'echo', serverId: this.healthyId, args: { text: `still here ${this.n}` } });
       check(!!echo?.ok && JSON.stringify(echo.result.result.content ?? []).includes(`still here ${this.n}`), () => `healthy: the healthy server's echo failed: ${echo && !echo.ok ? echo.message : JSON.stringify(echo).slice(0, 300)}`);
@@ -159,6 +166,9 @@ export class Fuzzer {
       const removed = await call('removeServer', { id });
       if (removed && !removed.ok) fail(`removeServer: ${removed.message}`);
     }
+    // nothing the server asked for outlives it
+    const pendingAfter = await call<{ serverId?: string }[]>('listPendingRequests', {});
+    check(!pendingAfter?.ok || !pendingAfter.result.some((p) => p.serverId === id), () => `leak: requests of the removed server are still pending: ${JSON.stringify(pendingAfter).slice(0, 300)}`);
     await this.checkSeq(result);
     await this.checkExport(result);
     const info = await call('appInfo', {});
