@@ -21,6 +21,7 @@ import { describeCase, type FuzzCase } from '../fixtures/fuzz/case';
 import { startFuzzServer, type FuzzServer, type SentRecord } from '../fixtures/fuzz/harness';
 import { CI_SCALE, fuzzCase, type Scale } from './arbitraries';
 import { HangError, startHost, type Host } from './host';
+import { knownOpen } from './regressions';
 
 /** Generous against the fuzzed server's own timeouts (connect 3 s, request 2 s): a reply later than this is a hang. */
 const DEADLINE_MS = 20_000;
@@ -382,7 +383,10 @@ export function sameValue(text: string, traced: unknown): string | undefined {
     if (typeof b !== 'object' || b === null || Array.isArray(a) !== Array.isArray(b)) return `${at}: sent a ${Array.isArray(a) ? 'array' : 'object'}, traced ${JSON.stringify(b)?.slice(0, 80)}`;
     const ka = Object.keys(a);
     const kb = Object.keys(b);
-    if (ka.length !== kb.length) return `${at}: ${ka.length} entries sent, ${kb.length} traced`;
+    if (ka.length !== kb.length) {
+      const missing = ka.filter((k) => !Object.prototype.hasOwnProperty.call(b, k)).map((k) => k.slice(0, 40));
+      return `${at}: ${ka.length} entries sent, ${kb.length} traced${missing.length ? `; key(s) ${JSON.stringify(missing.slice(0, 5))} missing in the trace` : ''}`;
+    }
     for (const k of ka) {
       if (!Object.prototype.hasOwnProperty.call(b, k)) return `${at}: key ${JSON.stringify(k).slice(0, 60)} missing in the trace`;
       stack.push([(a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}.${k.slice(0, 30)}`]);
@@ -418,10 +422,12 @@ export interface RunStats {
   failed: number;
   failures: Failure[];
   states: Record<string, number>;
+  /** Cases whose only failures are open bugs pinned in regressions.ts, by bug. */
+  known: Record<string, number>;
 }
 
 export function emptyStats(): RunStats {
-  return { cases: 0, checks: 0, passed: 0, failed: 0, failures: [], states: {} };
+  return { cases: 0, checks: 0, passed: 0, failed: 0, failures: [], states: {}, known: {} };
 }
 
 /** Runs `runs` cases of one seed on a started fuzzer; never stops at a failure (each is recorded with its path). */
@@ -437,8 +443,13 @@ export async function runSeed(fuzzer: Fuzzer, options: RunOptions, stats: RunSta
       stats.cases++;
       stats.checks += outcome.checks;
       stats.states[outcome.state ?? 'none'] = (stats.states[outcome.state ?? 'none'] ?? 0) + 1;
+      const fresh = outcome.failures.filter((f) => !knownOpen(f));
       if (outcome.failures.length === 0) stats.passed++;
-      else {
+      else if (fresh.length === 0) {
+        // Only open bugs already pinned in regressions.ts: counted, not new.
+        for (const f of outcome.failures) stats.known[knownOpen(f)!.name] = (stats.known[knownOpen(f)!.name] ?? 0) + 1;
+        options.log?.(`KNOWN seed ${options.seed} path ${path}: ${outcome.failures.join(' | ').slice(0, 400)}`);
+      } else {
         stats.failed++;
         stats.failures.push({ seed: options.seed, path, case: c, failures: outcome.failures });
         options.log?.(`FAIL seed ${options.seed} path ${path}: ${outcome.failures.join(' | ').slice(0, 1500)}\n  case: ${describeCase(c)}`);
@@ -451,5 +462,6 @@ export async function runSeed(fuzzer: Fuzzer, options: RunOptions, stats: RunSta
 }
 
 export function summaryLine(stats: RunStats): string {
-  return `fuzz: ${stats.cases} cases, ${stats.checks} invariant checks — ${stats.passed} passed, ${stats.failed} failed`;
+  const known = Object.values(stats.known).reduce((a, b) => a + b, 0);
+  return `fuzz: ${stats.cases} cases, ${stats.checks} invariant checks — ${stats.passed} passed, ${stats.failed} failed${known ? `, ${known} known open (regressions.ts)` : ''}`;
 }
