@@ -137,6 +137,21 @@ export class Fuzzer {
       return result;
     }
     const id = added.result.id;
+    // A person at the app: questions the server asks (elicitation, sampling) are declined, as a
+    // user would answer them; a legacy-era call's timeout stands still until they are answered.
+    let asking = true;
+    const person = (async () => {
+      while (asking) {
+        const pending = await this.host.call<{ id: string; serverId: string; kind: string }[]>('listPendingRequests', {}, DEADLINE_MS).catch(() => undefined);
+        for (const p of pending?.ok ? (pending.result ?? []) : []) {
+          if (p.serverId !== id) continue;
+          const answer = p.kind === 'sampling' ? { kind: 'sampling', action: 'reject' } : { kind: 'elicitation', action: 'decline' };
+          await this.host.call('answerRequest', { id: p.id, answer }, DEADLINE_MS).catch(() => undefined);
+          result.notes.push(`answered a ${p.kind} request`);
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
     try {
       const connected = await call<ServerStatusLike>('connectServer', { id });
       result.state = connected?.ok ? connected.result.state : 'error';
@@ -162,8 +177,11 @@ export class Fuzzer {
       const echo = await call<{ result: { content?: { text?: string }[] } }>('callTool', { tool: 'echo', serverId: this.healthyId, args: { text: `still here ${this.n}` } });
       check(!!echo?.ok && JSON.stringify(echo.result.result.content ?? []).includes(`still here ${this.n}`), () => `healthy: the healthy server's echo failed: ${echo && !echo.ok ? echo.message : JSON.stringify(echo).slice(0, 300)}`);
 
+      asking = false;
+      await person;
       await this.checkRaw(c, id, result);
     } finally {
+      asking = false;
       const removed = await call('removeServer', { id });
       if (removed && !removed.ok) fail(`removeServer: ${removed.message}`);
     }
