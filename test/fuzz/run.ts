@@ -16,6 +16,7 @@ import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
 import { isTruncationMarker } from '../../contract/bounded-json';
 import type { TraceEvent } from '../../contract/trace';
+import { lossyNumber } from '../../main/core/trace/rpc';
 import { startFixture, type RunningFixture } from '../fixtures/everything/harness';
 import { describeCase, type FuzzCase } from '../fixtures/fuzz/case';
 import { startFuzzServer, type FuzzServer, type SentRecord } from '../fixtures/fuzz/harness';
@@ -322,7 +323,7 @@ export class Fuzzer {
         const want = line.length > 4096 ? `${line.slice(0, 4096)}…` : line;
         if (event.text !== want && !(event.meta?.reason === 'line too long')) problems.push(`stdio line ${i + 1}: trace #${event.seq} garbage text differs: sent ${JSON.stringify(line.slice(0, 120))}, trace ${JSON.stringify(event.text?.slice(0, 120))}`);
       } else {
-        const why = sameValue(line, await this.payload(event, scratch));
+        const why = sameValue(line, await this.payload(event, scratch)) ?? unfaithful(line, event);
         if (why) problems.push(`stdio line ${i + 1}: trace #${event.seq} differs from what was sent: ${why}`);
       }
     }
@@ -353,11 +354,11 @@ export class Fuzzer {
         const complete = end && end.http?.end !== 'client-aborted' && end.http?.end !== 'error';
         if (complete && record.done && traced.length < sentEvents.length) problems.push(`response #${record.seq}: ${sentEvents.length} SSE events sent, ${traced.length} in the trace`);
         for (let i = 0; i < Math.min(traced.length, sentEvents.length); i++) {
-          const why = sameValue(sentEvents[i]!, await this.payload(traced[i]!, scratch));
+          const why = sameValue(sentEvents[i]!, await this.payload(traced[i]!, scratch)) ?? unfaithful(sentEvents[i]!, traced[i]!);
           if (why) problems.push(`response #${record.seq} SSE event ${i + 1}: ${why}`);
         }
       } else if (end && end.http?.end === 'complete' && body.length > 0) {
-        const why = sameValue(body.toString('utf8'), await this.payload(end, scratch));
+        const why = sameValue(body.toString('utf8'), await this.payload(end, scratch)) ?? unfaithful(body.toString('utf8'), end);
         if (why) problems.push(`response #${record.seq} body: ${why}`);
       } else if (!end && record.done && record.tampered && body.length > 0) {
         problems.push(`response #${record.seq} (${record.status}, ${record.headers?.['content-type']}): its ${body.length}-byte body never reached the trace (no http-end)`);
@@ -365,6 +366,14 @@ export class Fuzzer {
     }
     return problems;
   }
+}
+
+/** fidelity: what JSON.parse would change (a lossy number) must be in the trace as the raw text. */
+function unfaithful(text: string, event: TraceEvent): string | undefined {
+  const lossy = lossyNumber(text);
+  // (A previewed event's whole text is in the store's blob file, paged by traceEvent.)
+  if (lossy === undefined || event.raw === text || event.truncated) return undefined;
+  return `fidelity: the number ${lossy.slice(0, 40)} was sent; the trace keeps only its parsed value (${event.raw === undefined ? 'no raw text' : 'raw text differs'})`;
 }
 
 /**
