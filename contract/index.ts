@@ -72,6 +72,8 @@ export const HttpTarget = z.object({
   type: z.literal('http'),
   url: ServerUrl,
   headers: KeyValues.default({}),
+  /** Header names whose values may appear in traces and exports (all others are secrets). */
+  nonSecretHeaders: z.array(z.string()).optional(),
   transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
   oauth: OAuthSettings.optional(),
 });

@@ -93,6 +93,7 @@ export function createCore(options: CoreOptions): Core {
     backoffBaseMs: options.backoffBaseMs,
   });
   const audit = options.audit ?? defaultAudit(options.settings);
+  for (const problem of audit.problems ?? []) logs.app('warning', problem);
   for (const problem of options.settings.problems ?? []) logs.app('warning', problem);
   for (const config of options.settings.read().servers) connections.add(config);
 

@@ -16,7 +16,6 @@ import { MemorySettingsStore } from '../../main/core/store/settings';
 import { PopupLogin } from '../../main/core/auth/popup-login';
 import type { CallbackParams } from '../../main/core/auth/login';
 import { startWebHost, type WebHost } from '../../main/adapters/web/host';
-import { TOKEN_COOKIE } from '../../main/adapters/web/security';
 
 let dir: string;
 let core: Core;
@@ -161,7 +160,7 @@ describe('GET /oauth/callback', () => {
       expect(res.body, foreign).not.toContain('Signed in');
     }
     // Even the launch cookie does not make a foreign Host acceptable.
-    expect((await send(query({ state, code: 'via-rebinding' }), { host: `evil.example:${host.port}`, cookie: `${TOKEN_COOKIE}=${host.token}` })).status).toBe(403);
+    expect((await send(query({ state, code: 'via-rebinding' }), { host: `evil.example:${host.port}`, cookie: `${host.cookieName}=${host.token}` })).status).toBe(403);
     await tick();
     expect(settled()).toBe(false);
     expect(login.prompts()).toHaveLength(1);
@@ -227,7 +226,7 @@ describe('everything else still needs the launch token', () => {
   });
 
   it('positive control: the page is served with the cookie', async () => {
-    const res = await send('/', { cookie: `${TOKEN_COOKIE}=${host.token}` });
+    const res = await send('/', { cookie: `${host.cookieName}=${host.token}` });
     expect(res.status).toBe(200);
     expect(res.body).toContain('<title>Switchboard');
   });
@@ -244,7 +243,7 @@ describe('everything else still needs the launch token', () => {
         ws.once('error', () => resolve(-1));
       });
     const origin = `http://127.0.0.1:${host.port}`;
-    expect(await status('/oauth/callback?state=x', { origin, cookie: `${TOKEN_COOKIE}=${host.token}` })).toBe(403);
+    expect(await status('/oauth/callback?state=x', { origin, cookie: `${host.cookieName}=${host.token}` })).toBe(403);
     expect(await status('/ws', { origin })).toBe(401);
   });
 

@@ -12,7 +12,7 @@ import { WebSocket } from 'ws';
 import { createCore, type Core } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { startWebHost, type WebHost } from '../../main/adapters/web/host';
-import { TOKEN_COOKIE, TOKEN_HEADER } from '../../main/adapters/web/security';
+import { TOKEN_HEADER } from '../../main/adapters/web/security';
 
 let dir: string;
 let core: Core;
@@ -47,7 +47,7 @@ function get(path: string, headers: Record<string, string> = {}): Promise<{ stat
   });
 }
 
-const cookie = () => `${TOKEN_COOKIE}=${host.token}`;
+const cookie = () => `${host.cookieName}=${host.token}`;
 
 /** Opens the contract WebSocket; resolves with the socket or the HTTP status that refused it. */
 function openWs(headers: Record<string, string>): Promise<WebSocket | number> {
@@ -92,7 +92,7 @@ describe('browser mode HTTP gate', () => {
   it('refuses a wrong token (query, cookie and header)', async () => {
     const wrong = host.token.slice(0, -2) + (host.token.endsWith('AA') ? 'BB' : 'AA');
     expect((await get(`/?token=${wrong}`)).status).toBe(401);
-    expect((await get('/', { cookie: `${TOKEN_COOKIE}=${wrong}` })).status).toBe(401);
+    expect((await get('/', { cookie: `${host.cookieName}=${wrong}` })).status).toBe(401);
     expect((await get('/', { [TOKEN_HEADER]: wrong })).status).toBe(401);
     expect((await get('/', { [TOKEN_HEADER]: '' })).status).toBe(401);
   });
@@ -116,7 +116,7 @@ describe('browser mode HTTP gate', () => {
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('/');
     const setCookie = String(res.headers['set-cookie']);
-    expect(setCookie).toContain(`${TOKEN_COOKIE}=${host.token}`);
+    expect(setCookie).toContain(`${host.cookieName}=${host.token}`);
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Strict/);
   });
@@ -142,7 +142,7 @@ describe('browser mode WebSocket gate', () => {
 
   it.each([
     ['no token', () => ({ origin: origin() }), 401],
-    ['a wrong token', () => ({ origin: origin(), cookie: `${TOKEN_COOKIE}=nope` }), 401],
+    ['a wrong token', () => ({ origin: origin(), cookie: `${host.cookieName}=nope` }), 401],
     ['a foreign Origin', () => ({ origin: 'http://evil.example', cookie: cookie() }), 403],
     ['a foreign Host', () => ({ origin: origin(), cookie: cookie(), host: `evil.example:${host.port}` }), 403],
     ['no Origin at all', () => ({ cookie: cookie() }), 403],

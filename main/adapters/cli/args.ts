@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { ServerConfigInput } from '../../../contract';
 import { splitCommandLine } from '../../../contract/command-line';
 import { parseServerFile } from '../../core/config/import';
+import { terminalSafe } from './terminal';
 
 export const EXIT = { ok: 0, usage: 2, auth: 3, unreachable: 4, toolError: 5, timeout: 6 } as const;
 
@@ -123,7 +124,7 @@ export function serversFromFlags(flags: ServerFlags): ServerConfigInput[] {
   } catch (error) {
     throw new UsageError(`${flags.config}: ${(error as Error).message}`);
   }
-  for (const problem of parsed.problems) process.stderr.write(`warning: ${flags.config}: server "${problem.name}" skipped: ${problem.message}\n`);
+  for (const problem of parsed.problems) process.stderr.write(terminalSafe(`warning: ${flags.config}: server "${problem.name}" skipped: ${problem.message}\n`));
   const wanted = flags.server;
   if (!wanted?.length) return parsed.servers;
   const chosen = parsed.servers.filter((s) => wanted.includes(s.name));

@@ -22,12 +22,22 @@ import { jsonlLines } from '../../core/trace/export-jsonl';
 import { readJsonlTrace } from '../../core/trace/import-jsonl';
 import { HeadlessLogin, LoopbackLogin } from '../../core/auth/login';
 import { FileSecretStore } from '../../core/auth/secret-store';
+import { terminalSafe } from './terminal';
 import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
 
 export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
   version: string;
+}
+
+/** The commands' view of the terminal: `out`/`err` made safe for people, `json` exact. */
+interface Screen extends CliIo {
+  json: (text: string) => void;
+}
+
+function screenOf(io: CliIo): Screen {
+  return { version: io.version, out: (text) => io.out(terminalSafe(text)), err: (text) => io.err(terminalSafe(text)), json: (text) => io.out(text) };
 }
 
 const HELP = `switchboard — inspect MCP servers from the command line
@@ -64,8 +74,9 @@ When a server asks for OAuth:
 Exit codes: 0 ok, 2 usage or config error, 3 auth required, 4 unreachable,
             5 tool or JSON-RPC error, 6 timeout.`;
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
   const [command, ...rest] = argv;
+  const io = screenOf(rawIo);
   try {
     switch (command) {
       case 'tools':
@@ -111,7 +122,7 @@ function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: st
 }
 
 /** Connects every selected server in parallel; a server that fails is reported, the others carry on. */
-async function connectAll(flags: Record<string, unknown>, io: CliIo, options: { quiet?: boolean } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
+async function connectAll(flags: Record<string, unknown>, io: Screen, options: { quiet?: boolean } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
   const servers = withOAuthFlags(serversFromFlags(flags), flags);
   if (servers.length === 0) throw new UsageError('No servers to connect to.');
   const { elicitationAnswers, ...policies } = policiesFromFlags(flags);
@@ -153,7 +164,7 @@ function failureExit(statuses: ServerStatus[]): number {
   return failed ? EXIT_BY_KIND[failed.errorKind ?? 'protocol'] : EXIT.ok;
 }
 
-async function toolsCommand(args: string[], io: CliIo): Promise<number> {
+async function toolsCommand(args: string[], io: Screen): Promise<number> {
   const { values } = parse(args, SERVER_OPTIONS);
   if (values.help) return help(io);
   const { core, statuses } = await connectAll(values, io);
@@ -161,10 +172,11 @@ async function toolsCommand(args: string[], io: CliIo): Promise<number> {
     const reply = await core.dispatch('listTools', {});
     const tools = reply.ok ? (reply.result as { name: string; serverName: string; description?: string }[]) : [];
     if (values.json) {
-      io.out(JSON.stringify({ servers: statuses.map(statusJson), tools }, null, 2) + '\n');
+      io.json(JSON.stringify({ servers: statuses.map(statusJson), tools }, null, 2) + '\n');
     } else {
-      const width = Math.min(60, Math.max(4, ...tools.map((t) => t.name.length)));
-      for (const tool of tools) io.out(`${tool.name.padEnd(width)}  ${firstLine(tool.description)}\n`);
+      const names = tools.map((t) => terminalSafe(t.name));
+      const width = Math.min(60, Math.max(4, ...names.map((n) => n.length)));
+      for (const [i, tool] of tools.entries()) io.out(`${names[i]!.padEnd(width)}  ${firstLine(tool.description)}\n`);
       if (tools.length === 0) io.err('switchboard: no tools.\n');
     }
     return failureExit(statuses);
@@ -173,7 +185,7 @@ async function toolsCommand(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function callCommand(args: string[], io: CliIo): Promise<number> {
+async function callCommand(args: string[], io: Screen): Promise<number> {
   const { values, positionals } = parse(args, { ...SERVER_OPTIONS, args: { type: 'string' }, timeout: { type: 'string' } }, true);
   if (values.help) return help(io);
   const tool = positionals[0];
@@ -190,7 +202,7 @@ async function callCommand(args: string[], io: CliIo): Promise<number> {
       return timedOut ? EXIT.timeout : reply.error.code === 'not-found' || reply.error.code === 'conflict' ? EXIT.usage : EXIT.toolError;
     }
     const { result, durationMs, tool: resolved } = reply.result as { result: Record<string, unknown>; durationMs: number; tool: string };
-    if (values.json) io.out(JSON.stringify({ tool: resolved, durationMs, result }, null, 2) + '\n');
+    if (values.json) io.json(JSON.stringify({ tool: resolved, durationMs, result }, null, 2) + '\n');
     else io.out(renderResult(result));
     return result.isError === true ? EXIT.toolError : EXIT.ok;
   } finally {
@@ -198,7 +210,7 @@ async function callCommand(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function recordCommand(args: string[], io: CliIo): Promise<number> {
+async function recordCommand(args: string[], io: Screen): Promise<number> {
   const options = { ...SERVER_OPTIONS, out: { type: 'string' }, for: { type: 'string' }, call: { type: 'string', multiple: true }, args: { type: 'string', multiple: true } } as const;
   const { values } = parse(args, options);
   if (values.help) return help(io);
@@ -229,7 +241,7 @@ async function recordCommand(args: string[], io: CliIo): Promise<number> {
       redactors: core.connections.all().map((c) => c.redactor),
     });
     await writeLines(values.out as string, lines);
-    if (values.json) io.out(JSON.stringify({ out: values.out, events: core.trace.store.size, servers: statuses.map(statusJson) }) + '\n');
+    if (values.json) io.json(JSON.stringify({ out: values.out, events: core.trace.store.size, servers: statuses.map(statusJson) }) + '\n');
     else io.err(`recorded ${core.trace.store.size} events to ${values.out}\n`);
     return exit;
   } finally {
@@ -237,7 +249,7 @@ async function recordCommand(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function exportCommand(args: string[], io: CliIo): Promise<number> {
+async function exportCommand(args: string[], io: Screen): Promise<number> {
   const { values, positionals } = parse(args, { format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', default: false } }, true);
   if (values.help) return help(io);
   const input = positionals[0];
@@ -267,26 +279,28 @@ async function exportCommand(args: string[], io: CliIo): Promise<number> {
 }
 
 /** Prints server entries in another client's format (secrets included: this is the user's own config). */
-async function serversCommand(args: string[], io: CliIo): Promise<number> {
+async function serversCommand(args: string[], io: Screen): Promise<number> {
   const { values } = parse(args, { ...SERVER_OPTIONS, format: { type: 'string' } });
   if (values.help) return help(io);
   const format = (values.format as string | undefined) ?? 'mcpServers';
   const parsedFormat = ClientFormat.safeParse(format);
   if (!parsedFormat.success) throw new UsageError('--format must be mcpServers, vscode or switchboard.');
   const servers = serversFromFlags(values).map((s, i) => ({ ...ServerConfigInput.parse(s), id: `cli-${i}` }));
-  io.out(exportServers(servers, parsedFormat.data));
+  io.json(exportServers(servers, parsedFormat.data)); // a config file's text: exact
   return EXIT.ok;
 }
 
 /** The app's call audit (every tool call made from the app), newest first. */
-function auditCommand(args: string[], io: CliIo): number {
+function auditCommand(args: string[], io: Screen): number {
   const { values } = parse(args, { 'data-dir': { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } });
   if (values.help) return help(io);
   const dir = (values['data-dir'] as string | undefined) ?? envPaths('switchboard', { suffix: '' }).config;
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number.');
-  const records = new FileAuditLog(join(dir, 'audit.jsonl')).list({ limit });
-  if (values.json) io.out(JSON.stringify(records, null, 2) + '\n');
+  const log = new FileAuditLog(join(dir, 'audit.jsonl'));
+  for (const problem of log.problems) io.err(`warning: ${problem}\n`);
+  const records = log.list({ limit });
+  if (values.json) io.json(JSON.stringify(records, null, 2) + '\n');
   else if (records.length === 0) io.err(`switchboard: no tool calls recorded in ${join(dir, 'audit.jsonl')}.\n`);
   else {
     for (const r of records) {
@@ -326,13 +340,13 @@ function firstLine(text: string | undefined): string {
   return (text ?? '').split('\n')[0]!.slice(0, 100);
 }
 
-function help(io: CliIo): number {
+function help(io: Screen): number {
   io.out(HELP + '\n');
   return EXIT.ok;
 }
 
 /** Sign-in through the system browser: a loopback listener waits for the redirect back. */
-function systemBrowserLogin(io: CliIo): LoopbackLogin {
+function systemBrowserLogin(io: Screen): LoopbackLogin {
   return new LoopbackLogin('system browser', (url) => {
     io.err(`switchboard: sign in to continue — opening ${url.origin} in your browser. If nothing opens, visit:\n  ${url.href}\n`);
     const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';

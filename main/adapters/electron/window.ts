@@ -1,9 +1,10 @@
 /**
  * The one application window, locked down: isolated and sandboxed renderer, a CJS preload
  * that exposes only the contract, no navigation away from our origin, no popups (http(s)
- * links go to the system browser), no permissions, no <webview>.
+ * links go to the system browser, after a user gesture or a question), no permissions, no
+ * <webview>.
  */
-import { BrowserWindow, shell, type WebContents } from 'electron';
+import { BrowserWindow, dialog, shell, type WebContents } from 'electron';
 import { originOf } from './ipc';
 import { APP_ENTRY_URL } from './protocol';
 
@@ -44,12 +45,40 @@ export function externalHttpUrl(url: string): string | undefined {
 }
 
 /**
+ * How long a click or key press lets a page open one link in the system browser: Chromium's
+ * own transient user activation lasts 5 s.
+ */
+export const GESTURE_GRACE_MS = 5_000;
+
+/** Input that counts as the user's gesture (what grants transient activation in Chromium). */
+const GESTURE_INPUTS = new Set(['mouseDown', 'mouseUp', 'rawKeyDown', 'keyDown', 'gestureTap', 'touchEnd', 'pointerDown', 'pointerUp']);
+
+export function isGestureInput(type: string): boolean {
+  return GESTURE_INPUTS.has(type);
+}
+
+export type WindowOpenDecision = { action: 'open'; url: string } | { action: 'ask'; url: string } | { action: 'deny' };
+
+/**
+ * What a `window.open` (or a target=_blank link) gets: never a Switchboard window; an http(s)
+ * URL without credentials goes to the system browser straight away only right after a user
+ * gesture in that page, otherwise only if the user says yes; anything else is denied. Pure, so
+ * it is tested without Electron.
+ */
+export function windowOpenDecision(url: string, lastGestureAt: number | undefined, now: number): WindowOpenDecision {
+  const external = externalHttpUrl(url);
+  if (!external) return { action: 'deny' };
+  if (lastGestureAt !== undefined && now - lastGestureAt >= 0 && now - lastGestureAt <= GESTURE_GRACE_MS) return { action: 'open', url: external };
+  return { action: 'ask', url: external };
+}
+
+/**
  * What every Switchboard window's contents get: no permission is ever granted (camera,
  * notifications, clipboard-read, geolocation, …), navigation and redirects only where
  * `mayNavigate` allows, no <webview>, and new windows denied — http(s) ones go to the system
- * browser instead.
+ * browser instead, one per user gesture, or after asking.
  */
-export function lockDown(contents: WebContents, mayNavigate: (url: string) => boolean): void {
+export function lockDown(contents: WebContents, mayNavigate: (url: string) => boolean, now: () => number = Date.now): void {
   contents.session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   contents.session.setPermissionCheckHandler(() => false);
   contents.on('will-navigate', (event) => {
@@ -59,11 +88,40 @@ export function lockDown(contents: WebContents, mayNavigate: (url: string) => bo
     if (!mayNavigate(event.url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
+  let lastGestureAt: number | undefined;
+  contents.on('input-event', (_event, input) => {
+    if (isGestureInput(input.type)) lastGestureAt = now();
+  });
   contents.setWindowOpenHandler(({ url }) => {
-    const external = externalHttpUrl(url);
-    if (external) void shell.openExternal(external).catch(() => undefined);
+    const decision = windowOpenDecision(url, lastGestureAt, now());
+    if (decision.action === 'open') {
+      lastGestureAt = undefined; // one gesture, one link
+      void shell.openExternal(decision.url).catch(() => undefined);
+    } else if (decision.action === 'ask') {
+      void askToOpen(contents, decision.url);
+    }
     return { action: 'deny' };
   });
+}
+
+/** A page tried to open a link on its own: the user decides, seeing the whole URL. */
+async function askToOpen(contents: WebContents, url: string): Promise<void> {
+  const options = {
+    type: 'question' as const,
+    buttons: ['Open in browser', 'Cancel'],
+    defaultId: 1,
+    cancelId: 1,
+    title: 'Open a link?',
+    message: 'A page in Switchboard wants to open a link in your web browser.',
+    detail: url,
+  };
+  const parent = BrowserWindow.fromWebContents(contents);
+  try {
+    const { response } = parent ? await dialog.showMessageBox(parent, options) : await dialog.showMessageBox(options);
+    if (response === 0) await shell.openExternal(url);
+  } catch {
+    // the window went away: nothing is opened
+  }
 }
 
 export interface MainWindowOptions {

@@ -13,7 +13,6 @@ import { CALLBACK_PATH, callbackPage } from '../../core/auth/login';
 import { contentSecurityPolicy } from '../shared/csp';
 import { serveFile } from './static-files';
 import {
-  TOKEN_COOKIE,
   TOKEN_HEADER,
   TOKEN_QUERY,
   allowedHosts,
@@ -21,6 +20,8 @@ import {
   checkBindAddress,
   checkRequest,
   newToken,
+  tokenCookie,
+  tokenCookieName,
   type GateVerdict,
 } from './security';
 
@@ -45,6 +46,8 @@ export interface WebHost {
   readonly url: string;
   readonly port: number;
   readonly token: string;
+  /** This instance's token cookie (per port and launch). */
+  readonly cookieName: string;
   close(): Promise<void>;
 }
 
@@ -59,6 +62,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = options.token ?? newToken();
   let hosts = new Set<string>();
   let origins = new Set<string>();
+  let cookieName = '';
 
   const gate = (req: IncomingMessage, requireOrigin: boolean): GateVerdict => {
     const url = new URL(req.url ?? '/', 'http://placeholder');
@@ -74,6 +78,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       token,
       hosts,
       origins,
+      cookieName,
     );
   };
 
@@ -114,7 +119,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       // Trade the token for a cookie and drop it from the address bar and history.
       url.searchParams.delete(TOKEN_QUERY);
       res.writeHead(302, {
-        'set-cookie': `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        'set-cookie': tokenCookie(cookieName, token),
         location: url.pathname + url.search,
         'cache-control': 'no-store',
       });
@@ -204,12 +209,14 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(port, options.extraHostNames);
   origins = allowedOrigins(port, options.extraHostNames);
+  cookieName = tokenCookieName(port);
   const shownHost = host.includes(':') ? `[${host}]` : host;
 
   return {
     url: `http://${shownHost}:${port}/?${TOKEN_QUERY}=${token}`,
     port,
     token,
+    cookieName,
     close: async () => {
       unsubscribe();
       for (const ws of sockets) ws.terminate();

@@ -7,10 +7,25 @@
  * included, must prove it came from the person who launched us.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { BlockList, isIP } from 'node:net';
 
-export const TOKEN_COOKIE = 'switchboard_token';
+/**
+ * The token cookie's name is per instance: browsers send a 127.0.0.1 cookie to every port, so
+ * one shared name let a second launch overwrite (log out) the first one's.
+ */
+export const TOKEN_COOKIE_PREFIX = 'switchboard_token';
 export const TOKEN_HEADER = 'x-switchboard-token';
 export const TOKEN_QUERY = 'token';
+
+/** `switchboard_token_<port>_<random id>`: unique to one listening instance. */
+export function tokenCookieName(port: number, instanceId: string = randomBytes(6).toString('hex')): string {
+  return `${TOKEN_COOKIE_PREFIX}_${port}_${instanceId}`;
+}
+
+/** The Set-Cookie header that trades the launch token for the instance's cookie. */
+export function tokenCookie(name: string, token: string): string {
+  return `${name}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+}
 
 /** 256 bits, URL-safe. */
 export function newToken(): string {
@@ -60,7 +75,7 @@ export interface GateInput {
   requireOrigin: boolean;
 }
 
-export function checkRequest(input: GateInput, token: string, hosts: Set<string>, origins: Set<string>): GateVerdict {
+export function checkRequest(input: GateInput, token: string, hosts: Set<string>, origins: Set<string>, cookieName: string): GateVerdict {
   if (!input.host || !hosts.has(input.host.toLowerCase())) {
     return { ok: false, status: 403, reason: 'Host header not allowed' };
   }
@@ -69,7 +84,7 @@ export function checkRequest(input: GateInput, token: string, hosts: Set<string>
   } else if (input.requireOrigin) {
     return { ok: false, status: 403, reason: 'Origin header required' };
   }
-  if (tokenMatches(token, cookieValue(input.cookie, TOKEN_COOKIE))) return { ok: true, via: 'cookie' };
+  if (tokenMatches(token, cookieValue(input.cookie, cookieName))) return { ok: true, via: 'cookie' };
   if (tokenMatches(token, input.headerToken)) return { ok: true, via: 'header' };
   if (input.queryToken !== null && tokenMatches(token, input.queryToken)) return { ok: true, via: 'query' };
   return { ok: false, status: 401, reason: 'Missing or wrong token' };
@@ -77,13 +92,28 @@ export function checkRequest(input: GateInput, token: string, hosts: Set<string>
 
 const WILDCARDS = new Set(['0.0.0.0', '::', '', '*', '[::]']);
 
-/** Loopback binds only, unless the user passed the loudly named flag. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+
+/**
+ * Loopback binds only, unless the user passed the loudly named flag. The address is parsed as
+ * an IP address (a name such as `127.evil.example` would be resolved through DNS); the one
+ * name allowed is `localhost`.
+ */
 export function checkBindAddress(host: string, allowNonLoopback: boolean): string | undefined {
   if (allowNonLoopback) return undefined;
   if (WILDCARDS.has(host)) {
     return `Refusing to bind ${host || '(all interfaces)'}: browser mode can spawn processes, so it listens on 127.0.0.1 only. Pass --UNSAFE-expose-to-network if you really mean it.`;
   }
-  if (!['127.0.0.1', 'localhost', '::1'].includes(host) && !host.startsWith('127.')) {
+  if (host === 'localhost') return undefined;
+  const address = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const family = isIP(address);
+  if (family === 0) {
+    return `Refusing to bind ${host}: not an IP address. Give a loopback address (127.0.0.1, ::1) or localhost; other names are resolved through DNS and are allowed only with --UNSAFE-expose-to-network.`;
+  }
+  if (!LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6')) {
     return `Refusing to bind ${host}: only loopback addresses are allowed without --UNSAFE-expose-to-network.`;
   }
   return undefined;

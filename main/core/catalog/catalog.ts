@@ -55,31 +55,115 @@ export interface Catalog {
   slugs: Map<string, string>;
 }
 
+/** One server's entries, namespaced; reused for as long as its lists, name and slug stay the same. */
+interface ServerEntries {
+  name: string;
+  slug: string;
+  lists: ServerLists;
+  tools: CatalogTool[];
+  prompts: CatalogPrompt[];
+  resources: CatalogResource[];
+  resourceTemplates: CatalogTemplate[];
+}
+
+function serverEntries(server: CatalogServer, slug: string): ServerEntries {
+  const base = { serverId: server.id, serverName: server.name };
+  return {
+    name: server.name,
+    slug,
+    lists: server.lists,
+    tools: server.lists.tools.map((tool) => toolEntry(tool, slug, base)),
+    prompts: server.lists.prompts.map((prompt) => ({
+      ...base,
+      name: namespacedName(slug, prompt.name),
+      originalName: prompt.name,
+      title: prompt.title,
+      description: prompt.description,
+      arguments: prompt.arguments,
+    })),
+    resources: server.lists.resources.map((resource) => ({ ...resource, ...base })),
+    resourceTemplates: server.lists.resourceTemplates.map((template) => ({ ...template, ...base })),
+  };
+}
+
+/**
+ * Builds the catalog in time linear in the number of entries: a server listing 10,000 tools
+ * under one name costs 10,000 entries, not 10,000² (duplicates on one server are not a
+ * collision; `collidesWith` names each other server's tool once).
+ */
 export function buildCatalog(servers: CatalogServer[]): Catalog {
   const slugs = uniqueSlugs(servers);
+  return assemble(servers.map((server) => serverEntries(server, slugs.get(server.id)!)), slugs);
+}
+
+function assemble(perServer: ServerEntries[], slugs: Map<string, string>): Catalog {
+  // bare name → server id → that server's namespaced name for it (one per server).
+  const byBare = new Map<string, Map<string, string>>();
+  for (const entries of perServer) {
+    for (const tool of entries.tools) {
+      let holders = byBare.get(tool.originalName);
+      if (!holders) byBare.set(tool.originalName, (holders = new Map()));
+      if (!holders.has(tool.serverId)) holders.set(tool.serverId, tool.name);
+    }
+  }
+  const collisions: Record<string, string[]> = {};
+  for (const [bare, holders] of byBare) if (holders.size > 1) collisions[bare] = [...holders.values()];
   const tools: CatalogTool[] = [];
   const prompts: CatalogPrompt[] = [];
   const resources: CatalogResource[] = [];
   const resourceTemplates: CatalogTemplate[] = [];
-  for (const server of servers) {
-    const slug = slugs.get(server.id)!;
-    const base = { serverId: server.id, serverName: server.name };
-    for (const tool of server.lists.tools) tools.push(toolEntry(tool, slug, base));
-    for (const prompt of server.lists.prompts) {
-      prompts.push({ ...base, name: namespacedName(slug, prompt.name), originalName: prompt.name, title: prompt.title, description: prompt.description, arguments: prompt.arguments });
+  const others = new Map<string, string[]>(); // `${serverId}\n${bare}` → the other servers' names, shared by duplicates
+  for (const entries of perServer) {
+    for (const tool of entries.tools) {
+      const holders = byBare.get(tool.originalName)!;
+      if (holders.size < 2) {
+        tools.push(tool);
+        continue;
+      }
+      const key = `${tool.serverId}\n${tool.originalName}`;
+      let collidesWith = others.get(key);
+      if (!collidesWith) others.set(key, (collidesWith = [...holders].filter(([id]) => id !== tool.serverId).map(([, name]) => name)));
+      tools.push({ ...tool, collidesWith });
     }
-    for (const resource of server.lists.resources) resources.push({ ...resource, ...base });
-    for (const template of server.lists.resourceTemplates) resourceTemplates.push({ ...template, ...base });
-  }
-  const byBare = new Map<string, CatalogTool[]>();
-  for (const tool of tools) byBare.set(tool.originalName, [...(byBare.get(tool.originalName) ?? []), tool]);
-  const collisions: Record<string, string[]> = {};
-  for (const [bare, holders] of byBare) {
-    if (holders.length < 2) continue;
-    collisions[bare] = holders.map((t) => t.name);
-    for (const tool of holders) tool.collidesWith = holders.filter((t) => t !== tool).map((t) => t.name);
+    prompts.push(...entries.prompts);
+    resources.push(...entries.resources);
+    resourceTemplates.push(...entries.resourceTemplates);
   }
   return { tools, prompts, resources, resourceTemplates, collisions, slugs };
+}
+
+/**
+ * The catalog, rebuilt only when a server's lists, name or the set of servers change (a list
+ * is replaced, never mutated, when it changes), and then only the changed server's entries.
+ * Every call goes through the catalog; none pays for a rebuild.
+ */
+export class CatalogCache {
+  private readonly perServer = new Map<string, ServerEntries>();
+  private last: { servers: CatalogServer[]; catalog: Catalog } | undefined;
+
+  get(servers: CatalogServer[]): Catalog {
+    if (this.last && sameServers(this.last.servers, servers)) return this.last.catalog;
+    const slugs = uniqueSlugs(servers);
+    const perServer = servers.map((server) => {
+      const slug = slugs.get(server.id)!;
+      const cached = this.perServer.get(server.id);
+      if (cached && cached.lists === server.lists && cached.name === server.name && cached.slug === slug) return cached;
+      const fresh = serverEntries(server, slug);
+      this.perServer.set(server.id, fresh);
+      return fresh;
+    });
+    const present = new Set(servers.map((s) => s.id));
+    for (const id of this.perServer.keys()) if (!present.has(id)) this.perServer.delete(id);
+    const catalog = assemble(perServer, slugs);
+    this.last = { servers: servers.map((s) => ({ ...s })), catalog };
+    return catalog;
+  }
+}
+
+function sameServers(a: CatalogServer[], b: CatalogServer[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id || a[i]!.name !== b[i]!.name || a[i]!.lists !== b[i]!.lists) return false;
+  return true;
 }
 
 function toolEntry(tool: Tool, slug: string, base: { serverId: string; serverName: string }): CatalogTool {

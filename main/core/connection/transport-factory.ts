@@ -7,7 +7,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { ServerTarget } from '../../../contract';
 import type { TraceEventInput } from '../../../contract/trace';
 import type { SwitchboardOAuthProvider } from '../auth/oauth-provider';
-import { isSecretHeaderName, type Redactor } from '../trace/redact';
+import type { Redactor } from '../trace/redact';
 import { TrackedStdioTransport } from '../transport/tracked-stdio';
 import { createTrackingFetch, type HttpTransportKind } from '../transport/tracking-fetch';
 
@@ -51,16 +51,4 @@ export function createTransport(target: ServerTarget, kind: HttpKind | undefined
   return new StreamableHTTPClientTransport(url, { requestInit, fetch, authProvider });
 }
 
-/** The values in a config that must never be recorded: env values (unless marked non-secret) and secret headers' values. */
-export function configSecrets(target: ServerTarget): string[] {
-  if (target.type === 'stdio') {
-    const open = new Set(target.nonSecretEnv);
-    return Object.entries(target.env)
-      .filter(([key]) => !open.has(key))
-      .map(([, value]) => value);
-  }
-  const headers = Object.entries(target.headers)
-    .filter(([name]) => isSecretHeaderName(name))
-    .flatMap(([, value]) => [value, value.replace(/^\w+\s+/, '')]);
-  return target.oauth?.clientSecret ? [...headers, target.oauth.clientSecret] : headers;
-}
+export { configSecrets } from '../trace/redact';

@@ -54,11 +54,26 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
   const active = new Map<string, AbortController>();
   const history: HistoryEntry[] = [];
 
+  /**
+   * Argument values are kept (to pre-fill the form next time) only when the user lets the
+   * audit keep them (`auditArgumentValues`), and then with the server's configured secrets and
+   * credential fields redacted, as in the audit.
+   */
   const rememberInput = (tool: string, args: Record<string, unknown>) => {
     const settings = ctx.settings.read();
+    if (!settings.auditArgumentValues) {
+      if (tool in settings.toolInputs) {
+        const { [tool]: _forgotten, ...toolInputs } = settings.toolInputs;
+        ctx.settings.write({ ...settings, toolInputs });
+      }
+      return;
+    }
+    const serverId = currentCatalog(ctx).tools.find((t) => t.name === tool)?.serverId;
+    const redactor = serverId ? ctx.connections.get(serverId)?.redactor : undefined;
+    if (!redactor) return;
     const toolInputs = { ...settings.toolInputs };
     delete toolInputs[tool];
-    toolInputs[tool] = args;
+    toolInputs[tool] = redactor.json(args, true) as Record<string, unknown>;
     const names = Object.keys(toolInputs);
     for (const stale of names.slice(0, Math.max(0, names.length - TOOL_INPUTS_KEEP))) delete toolInputs[stale];
     ctx.settings.write({ ...settings, toolInputs });

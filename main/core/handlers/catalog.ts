@@ -1,12 +1,17 @@
 /** Handlers for the namespaced catalog and tool calls (with the call audit). */
-import { buildCatalog, resolveName, type Catalog } from '../catalog/catalog';
+import { CatalogCache, resolveName, type Catalog } from '../catalog/catalog';
 import { CoreError, type Handlers } from '../dispatcher';
 import { findConnection, type CoreContext } from './context';
 
 type CatalogHandlers = Pick<Handlers, 'listTools' | 'listPrompts' | 'listResources' | 'toolCollisions' | 'getPrompt' | 'readResource' | 'complete' | 'subscribeResource' | 'setLogLevel'>;
 
+const caches = new WeakMap<CoreContext, CatalogCache>();
+
+/** The catalog of the connected (or idle) servers; the same object until one of them changes. */
 export function currentCatalog(ctx: CoreContext): Catalog {
-  return buildCatalog(
+  let cache = caches.get(ctx);
+  if (!cache) caches.set(ctx, (cache = new CatalogCache()));
+  return cache.get(
     ctx.connections
       .all()
       .filter((c) => c.snapshot().state === 'connected' || c.isIdle())

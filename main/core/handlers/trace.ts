@@ -5,7 +5,7 @@
 import type { TraceEvent } from '../../../contract/trace';
 import { CoreError, type Handlers } from '../dispatcher';
 import { buildHar } from '../trace/export-har';
-import { jsonlLines } from '../trace/export-jsonl';
+import { jsonlLines, scrubber } from '../trace/export-jsonl';
 import { TraceHub } from '../trace/hub';
 import { parseJsonlTrace } from '../trace/import-jsonl';
 import type { CoreContext } from './context';
@@ -55,7 +55,9 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
       const app = { name: 'Switchboard', version: ctx.version };
       if (format === 'har') {
         const har = buildHar({ app, events: hub.store.all(), serverNames: names });
-        return { filename: `switchboard-${stamp}.har`, mimeType: 'application/json', text: JSON.stringify(har, null, 2) };
+        // The same last net as the JSONL export: every server's secrets, wherever they travelled.
+        const scrub = scrubber(ctx.connections.all().map((c) => c.redactor));
+        return { filename: `switchboard-${stamp}.har`, mimeType: 'application/json', text: scrub(JSON.stringify(har, null, 2)) };
       }
       const text = [
         ...jsonlLines({

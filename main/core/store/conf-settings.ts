@@ -1,4 +1,5 @@
 /** The settings port on `conf`, for browser mode, the CLI and tests (plain Node). */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Conf from 'conf';
 import envPaths from 'env-paths';
@@ -12,6 +13,8 @@ export interface ConfSettingsOptions {
 export class ConfSettingsStore extends ValidatedSettingsStore {
   constructor(options: ConfSettingsOptions = {}) {
     const cwd = options.cwd ?? envPaths('switchboard', { suffix: '' }).config;
+    // Owner-only, like the files in it (settings, tokens, the call audit); an existing directory is left as it is.
+    mkdirSync(cwd, { recursive: true, mode: 0o700 });
     let conf: Conf<Settings> | undefined;
     super({
       path: join(cwd, 'settings.json'),

@@ -85,6 +85,15 @@ export function parseSettingsDocument(raw: unknown): ParsedSettings {
     changed = true;
   }
   const servers: ServerConfig[] = [];
+  if (doc.servers !== undefined && !Array.isArray(doc.servers)) {
+    changed = true;
+    problems.push(`The settings' "servers" is not a list (it is ${describeJsonType(doc.servers)}); Switchboard started with no servers.`);
+  }
+  // Remembered tool inputs are argument values: kept only while the user lets the audit keep them.
+  if (doc.auditArgumentValues !== true && doc.toolInputs && typeof doc.toolInputs === 'object' && Object.keys(doc.toolInputs).length > 0) {
+    doc = { ...doc, toolInputs: {} };
+    changed = true;
+  }
   for (const [index, entry] of (Array.isArray(doc.servers) ? doc.servers : []).entries()) {
     const parsed = ServerConfig.safeParse(entry);
     if (parsed.success) servers.push(parsed.data);
@@ -141,6 +150,12 @@ export class ValidatedSettingsStore implements SettingsStore {
     this.doc.write(valid);
     this.cache = structuredClone(valid);
   }
+}
+
+function describeJsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
 }
 
 function backupPath(path: string): string {

@@ -5,7 +5,7 @@
 import type { ServerConfig } from '../../../contract';
 import { safeStringify } from '../../../contract/bounded-json';
 import type { TraceEvent } from '../../../contract/trace';
-import { REDACTED, type Redactor } from './redact';
+import { REDACTED, redactArgs, redactUrl, type Redactor } from './redact';
 import { EVENT_DEPTH, serializeEvent } from './store';
 
 export const TRACE_FORMAT = 'switchboard-trace';
@@ -28,10 +28,10 @@ export function redactConfig(config: ServerConfig): ServerConfig {
   if (config.target.type === 'stdio') {
     const open = new Set(config.target.nonSecretEnv);
     const env = Object.fromEntries(Object.entries(config.target.env).map(([k, v]) => [k, open.has(k) ? v : REDACTED]));
-    return { ...config, target: { ...config.target, env } };
+    return { ...config, target: { ...config.target, env, args: redactArgs(config.target.args) } };
   }
   const headers = Object.fromEntries(Object.keys(config.target.headers).map((k) => [k, REDACTED]));
-  return { ...config, target: { ...config.target, headers } };
+  return { ...config, target: { ...config.target, headers, url: redactUrl(config.target.url) } };
 }
 
 export interface JsonlExportInput {

@@ -39,6 +39,12 @@ export interface TrackedStdioOptions {
 }
 
 const KILL_GRACE_MS = 2_000;
+/**
+ * What the `stderr` stream may hold for a reader. Nobody reads it (the SDK only checks that it
+ * exists); every line is in the trace and the logs already, so without a reader lines are
+ * dropped rather than kept forever.
+ */
+const STDERR_STREAM_MAX_BYTES = 64 * 1024;
 
 export class TrackedStdioTransport implements Transport {
   onclose?: () => void;
@@ -82,12 +88,13 @@ export class TrackedStdioTransport implements Transport {
       });
       child.once('spawn', () => {
         started = true;
+        const shownArgs = this.options.redactor.args(args);
         this.record({
           channel: 'stdio',
           kind: 'spawn',
           dir: 'none',
-          text: this.options.redactor.text(`${command} ${args.join(' ')}`.trim()),
-          meta: { command, args: args.map((a) => this.options.redactor.text(a)), cwd: cwd ?? process.cwd(), pid: child.pid, env: this.describeEnv() },
+          text: this.options.redactor.text(`${command} ${shownArgs.join(' ')}`.trim()),
+          meta: { command, args: shownArgs, cwd: cwd ?? process.cwd(), pid: child.pid, env: this.describeEnv() },
         });
         resolve();
       });
@@ -108,7 +115,7 @@ export class TrackedStdioTransport implements Transport {
       lines(child.stderr!, this.maxLine, (line) =>
         this.contained('a stderr line', () => {
           this.record({ channel: 'stdio', kind: 'stderr', dir: 'in', text: this.options.redactor.text(line), bytes: line.length });
-          this.stderrStream.write(line + '\n');
+          this.forwardStderr(line);
           this.options.onStderrLine?.(line);
         }),
       );
@@ -146,6 +153,14 @@ export class TrackedStdioTransport implements Transport {
       clearTimeout(kill);
     }
     this.stderrStream.end();
+  }
+
+  /** Bounded: a line goes to the `stderr` stream only while its buffer has room (a reader drains it). */
+  private forwardStderr(line: string): void {
+    const stream = this.stderrStream;
+    if (stream.destroyed || stream.writableEnded) return;
+    if (stream.writableNeedDrain || stream.readableLength + stream.writableLength >= STDERR_STREAM_MAX_BYTES) return;
+    stream.write(line.length > STDERR_STREAM_MAX_BYTES ? `${line.slice(0, STDERR_STREAM_MAX_BYTES)}…\n` : line + '\n');
   }
 
   private get maxLine(): number {
