@@ -13,6 +13,7 @@
 import { createApi, type Carrier, type SwitchboardApi } from '../../../contract/client';
 import { WS_PATH, type ServerFrame } from '../../../contract/ws';
 import type { Envelope, EventName, MethodName } from '../../../contract';
+import { reconnectDelay } from './backoff';
 
 type PreloadBridge = { [M in MethodName]: (args: unknown) => Promise<Envelope> } & {
   on(event: EventName, listener: (payload: unknown) => void): () => void;
@@ -47,11 +48,6 @@ export interface Link {
   reconnectNow(): void;
   /** Called after each reconnection, once the socket is open. */
   onReconnected(listener: () => void): () => void;
-}
-
-/** Backoff between reconnection attempts: 0.5 s, 1 s, 2 s … up to 10 s. */
-export function reconnectDelay(attempts: number): number {
-  return Math.min(10_000, 500 * 2 ** Math.max(0, attempts));
 }
 
 export async function connectApi(): Promise<{ api: SwitchboardApi; kind: CarrierKind; link: Link }> {

@@ -89,7 +89,9 @@ export function App({ carrier }: { carrier: CarrierKind }) {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="sm">
-        <ServerSidebar servers={servers} loaded={loaded} onChanged={refresh} linkUp={status === 'connected'} />
+        <ViewBoundary view="servers">
+          <ServerSidebar servers={servers} loaded={loaded} onChanged={refresh} linkUp={status === 'connected'} />
+        </ViewBoundary>
       </AppShell.Navbar>
       <AppShell.Main>
         <MainGoneBanner />
@@ -128,9 +130,15 @@ export function App({ carrier }: { carrier: CarrierKind }) {
           </Tabs.Panel>
         </Tabs>
       </AppShell.Main>
-      <CommandPalette servers={servers} />
-      <RequestCenter servers={servers} />
-      <SignInPrompts servers={servers} />
+      <ViewBoundary view="palette">
+        <CommandPalette servers={servers} />
+      </ViewBoundary>
+      <ViewBoundary view="requests">
+        <RequestCenter servers={servers} />
+      </ViewBoundary>
+      <ViewBoundary view="sign-in">
+        <SignInPrompts servers={servers} />
+      </ViewBoundary>
     </AppShell>
   );
 }

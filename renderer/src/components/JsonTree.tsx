@@ -16,6 +16,8 @@ const CHILDREN_PAGE = 100;
 const STRING_CLIP = 2_000;
 /** Levels the tree renders; a container deeper than this is a marker row (see the Raw view). */
 export const MAX_TREE_DEPTH = LIMITS.carriedDepth;
+/** Levels that indent; deeper ones line up under the last indent and show their level instead. */
+const INDENTED_LEVELS = 6;
 /** Counting the levels below the cut stops here (the count is only for the label). */
 const MAX_COUNTED = 1_000_000;
 
@@ -28,7 +30,8 @@ export function JsonTree({ value, expandDepth = 2, testId }: { value: unknown; e
 }
 
 function Node({ name, value, depth, expandDepth }: { name?: ReactNode; value: unknown; depth: number; expandDepth: number }) {
-  const label = name !== undefined ? <span className={classes.key}>{name}: </span> : null;
+  const level = depth > INDENTED_LEVELS ? <span className={classes.level} title={`nesting level ${depth}`}>{depth}</span> : null;
+  const label = name !== undefined ? <span className={classes.key}>{level}{name}: </span> : level;
   if (value === null || typeof value !== 'object') {
     return (
       <div className={classes.row}>
@@ -73,7 +76,7 @@ function Branch({ label, value, depth, expandDepth }: { label: ReactNode; value:
         <span className={classes.summary}>{summary}</span>
       </UnstyledButton>
       {open && (
-        <div className={classes.children}>
+        <div className={depth < INDENTED_LEVELS ? classes.children : classes.flatChildren}>
           {visible.map(([key, child]) => (
             <Node key={key} name={key} value={child} depth={depth + 1} expandDepth={expandDepth} />
           ))}

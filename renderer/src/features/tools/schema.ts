@@ -4,6 +4,7 @@
  * what it cannot understand becomes a raw-JSON field.
  */
 
+import { LIMITS, TRUNCATED_KEY, safeStringify } from '../../../../contract/bounded-json';
 import { formatChars } from '../../components/format-size';
 
 export type JsonSchema = Record<string, unknown>;
@@ -24,11 +25,11 @@ export type SchemaBounds = { ok: true; chars: number; depth: number } | { ok: fa
 
 /** Size and depth of a schema, without recursion (a 500-level schema must not blow the stack). */
 export function checkSchemaBounds(schema: unknown): SchemaBounds {
-  let text: string;
-  try {
-    text = JSON.stringify(schema) ?? '';
-  } catch (error) {
-    return { ok: false, reason: `the schema cannot be serialized (${(error as Error).message})` };
+  // Never throws: a cycle or a BigInt becomes a marker, refused below like a cut.
+  const text = safeStringify(schema);
+  // Main cuts what crosses the contract at LIMITS.carriedDepth: such a schema is not whole.
+  if (text.includes(`"${TRUNCATED_KEY}":true`)) {
+    return { ok: false, reason: `the schema nests more than ${LIMITS.carriedDepth} levels deep (or cannot be serialized), so Switchboard holds it cut` };
   }
   if (text.length > MAX_SCHEMA_CHARS) {
     return { ok: false, reason: `the schema is ${formatChars(text.length)}, over the ${formatChars(MAX_SCHEMA_CHARS)} limit` };
@@ -156,7 +157,7 @@ export function requiredSet(schema: JsonSchema): Set<string> {
 
 /** A deep copy of JSON data (defaults must not be shared with the schema). */
 function clone<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+  return value === undefined ? value : (JSON.parse(safeStringify(value)) as T);
 }
 
 /**
