@@ -10,6 +10,7 @@ import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtu
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { field, jsonArgs, openTool, pickOption, progressValue, run, showForm, showJson, toolDetail } from './support/tools';
 import { addServer, callTool, shellQuote } from './support/ui';
+import { apiCall } from './support/charts';
 
 let app: BrowserModeApp;
 let http: RunningFixture;
@@ -168,6 +169,8 @@ test('add: structured content checked against the output schema; isError and pro
 
 test('history re-fills and re-runs; a saved call runs from its collection; inputs are remembered', async ({ page }) => {
   await ready(page);
+  // Inputs are remembered only while argument values may be kept (#18).
+  await apiCall(page, 'updateSettings', { auditArgumentValues: true });
   await callTool(page, 'everything__echo', { text: 'from history' });
   await openTool(page, 'everything__add');
 

@@ -66,8 +66,8 @@ describe('tracked stdio: stderr', () => {
     );
     expect(stderrBytes).toBeGreaterThan(FLOOD_MIB * MIB * 0.99);
     expect(transport.stderr.readableLength + (transport.stderr as unknown as { writableLength: number }).writableLength).toBeLessThanOrEqual(256 * 1024);
-    expect(grewExternal).toBeLessThan(16 * MIB);
-    expect(grewRss).toBeLessThan(64 * MIB);
+    expect(grewExternal).toBeLessThan(40 * MIB); // unfixed: +195 MiB (the stream kept every line)
+    expect(grewRss).toBeLessThan(64 * MIB); // unfixed: +150 MiB
   }, 180_000);
 
   it('still hands stderr lines to a reader of the stream', async () => {
