@@ -370,9 +370,11 @@ export class Fuzzer {
 
 /** fidelity: what JSON.parse would change (a lossy number) must be in the trace as the raw text. */
 function unfaithful(text: string, event: TraceEvent): string | undefined {
+  // Only JSON that was parsed (a text body is kept as text); a previewed event's whole text is in
+  // the store's blob file, paged by traceEvent.
+  if (typeof event.body === 'string' || event.body === undefined || event.truncated) return undefined;
   const lossy = lossyNumber(text);
-  // (A previewed event's whole text is in the store's blob file, paged by traceEvent.)
-  if (lossy === undefined || event.raw === text || event.truncated) return undefined;
+  if (lossy === undefined || event.raw === text) return undefined;
   return `fidelity: the number ${lossy.slice(0, 40)} was sent; the trace keeps only its parsed value (${event.raw === undefined ? 'no raw text' : 'raw text differs'})`;
 }
 
@@ -384,6 +386,12 @@ function unfaithful(text: string, event: TraceEvent): string | undefined {
 export function sameValue(text: string, traced: unknown): string | undefined {
   if (typeof traced === 'string') {
     if (traced === text) return undefined;
+    // A JSON string literal is kept parsed, like any JSON (the format cannot tell it from text).
+    try {
+      if (JSON.parse(text) === traced) return undefined;
+    } catch {
+      // not JSON: the text must be the same
+    }
     // A string payload that is the JSON text itself (a previewed body) is the same bytes.
     return `text differs (sent ${text.length} chars ${JSON.stringify(text.slice(0, 80))}, traced ${traced.length} chars ${JSON.stringify(traced.slice(0, 80))})`;
   }
