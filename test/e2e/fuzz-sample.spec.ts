@@ -80,6 +80,15 @@ test('fuzzed servers leave the page responsive and inert', async ({ page }) => {
     const status = await apiCall<{ state: string }>(page, 'connectServer', { id: added.id }).catch((error: Error) => ({ state: `error: ${error.message}` }));
     if (status.state === 'connected') await apiCall(page, 'callTool', { tool: 'echo', serverId: added.id, args: { text: 'fuzz' } }).catch(() => undefined);
 
+    // The server's questions (sampling, elicitation) are declined, as a person would (the
+    // requests dialog showed them first); then the dialog is closed.
+    const pending = await apiCall<{ id: string; serverId: string; kind: string }[]>(page, 'listPendingRequests', {});
+    for (const p of pending.filter((p) => p.serverId === added.id)) {
+      await apiCall(page, 'answerRequest', { id: p.id, answer: p.kind === 'sampling' ? { kind: 'sampling', action: 'reject' } : { kind: 'elicitation', action: 'decline' } });
+    }
+    for (let i = 0; i < 3 && (await page.getByRole('dialog').count()) > 0; i++) await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog'), label).toHaveCount(0);
+
     // Every view that shows what the server sent.
     await page.locator(`[data-testid="server-item"][data-server-name="fuzz-${index}"]`).click();
     for (const view of ['tools', 'resources', 'prompts', 'traffic', 'logs'] as const) {
