@@ -1,12 +1,14 @@
 /**
- * npm run fuzz -- [--runs N] [--seed S] [--seeds K] [--path P] [--full] [--max-depth D] [--out FILE] [--verbose]
+ * npm run fuzz -- [--runs N] [--seed S] [--seeds K] [--path P] [--full] [--max-depth D] [--shrink] [--out FILE] [--verbose]
  *
  * Runs N cases per seed (default 100; seed default: random, printed) against a fresh host.
  * `--seeds K` runs K consecutive seeds from S. `--path P` replays one case (the path a failure
  * printed) with `--runs 1`. `--full` uses the big scale (strings of megabytes); `--max-depth D`
  * caps nesting (to look past the deep-value bugs for others). `--out FILE`
  * writes every failure (seed, path, case, what failed) as JSON, ready to pin in
- * test/fuzz/regressions.test.ts. The last line is the summary; exit code 1 if anything failed.
+ * test/fuzz/regressions.ts. `--shrink` stops at the first new failure and lets fast-check shrink it
+ * to its smallest case (printed with the path that replays it). The last line is the summary; exit
+ * code 1 if anything new failed.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     'max-depth': { type: 'string' },
+    shrink: { type: 'boolean', default: false },
   },
 });
 
@@ -39,9 +42,10 @@ try {
   for (let seed = first; seed < first + seeds; seed++) {
     log(`seed ${seed}: ${runs} cases${values.path ? ` from path ${values.path}` : ''}`);
     try {
-      await runSeed(fuzzer, { seed, runs, scale, path: values.path, log, verbose: values.verbose }, stats);
+      await runSeed(fuzzer, { seed, runs, scale, path: values.path, log, verbose: values.verbose, shrink: values.shrink }, stats);
     } catch (error) {
-      log(`seed ${seed} stopped: ${(error as Error).message.split('\n')[0]}`);
+      // With --shrink: fast-check's report (the smallest case, its seed and path).
+      log(values.shrink ? (error as Error).message.slice(0, 20_000) : `seed ${seed} stopped: ${(error as Error).message.split('\n')[0]}`);
       break;
     }
   }

@@ -10,7 +10,12 @@
  *   seq       the trace's new events are numbered without gaps
  *   raw       the trace holds what the fuzz server sent (every stdio line, every HTTP response
  *             with its status, SSE events and body), as parsed JSON where it was JSON
+ *             — and, where JSON.parse would change a number (1e400, -0, 2^53+1), the raw text
  *   export    the whole trace exports to JSONL (every line parses, seqs 1…N) and HAR (parses)
+ *   leak      no question (elicitation, sampling) of a removed server is still pending
+ *
+ * A person at the app declines the server's questions while a case runs (a legacy-era call's
+ * timeout stands still while one waits for an answer, by design).
  */
 import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
@@ -441,6 +446,8 @@ export interface RunOptions {
   path?: string;
   log?: (line: string) => void;
   verbose?: boolean;
+  /** Stop at the first new failure and let fast-check shrink it (prints its counterexample and path). */
+  shrink?: boolean;
 }
 
 export interface Failure {
@@ -488,10 +495,12 @@ export async function runSeed(fuzzer: Fuzzer, options: RunOptions, stats: RunSta
         stats.failed++;
         stats.failures.push({ seed: options.seed, path, case: c, failures: outcome.failures });
         options.log?.(`FAIL seed ${options.seed} path ${path}: ${outcome.failures.join(' | ').slice(0, 1500)}\n  case: ${describeCase(c)}`);
+        // Shrinking: fast-check replays smaller cases until none fails, then reports the smallest.
+        if (options.shrink) throw new Error(fresh.join('\n'));
       }
       return true;
     }),
-    { seed: options.seed, numRuns: options.runs, ...(options.path ? { path: options.path } : {}), endOnFailure: true },
+    { seed: options.seed, numRuns: options.runs, ...(options.path ? { path: options.path } : {}), endOnFailure: !options.shrink },
   );
   return stats;
 }
