@@ -51,11 +51,38 @@ export function parseJsonLoose(text: string): { ok: true; value: unknown } | { o
  * A parsed body as the trace keeps it: redacted and within LIMITS.carriedDepth. A body nested
  * deeper is cut (markers in place of what lies below the limit) and its original text kept
  * beside it as `raw`, so nothing that serializes or walks the event can overflow the stack and
- * the bytes still export unchanged. Credential bodies (OAuth) keep no raw text: their fields
- * are redacted by name, which only the parsed form allows.
+ * the bytes still export unchanged. The text is kept too when parsing changed a number (see
+ * `lossyNumber`): the parsed body would show 1e400 as null. Credential bodies (OAuth) keep no
+ * raw text: their fields are redacted by name, which only the parsed form allows.
  */
 export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean): { body: unknown; raw?: string } {
-  if (depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) return { body: redactor.json(value, credential) };
+  if (depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) {
+    const body = redactor.json(value, credential);
+    return credential || lossyNumber(text) === undefined ? { body } : { body, raw: redactor.text(text) };
+  }
   const body = redactor.json(boundDepth(value), credential);
   return credential ? { body } : { body, raw: redactor.text(text) };
+}
+
+/** Digits a double may not keep, an exponent past its range, or a minus zero: worth a closer look. */
+const MAYBE_LOSSY = /\d{16}|[eE][+-]?\d{3}|-0(?![.\d])/;
+
+/**
+ * The first number token in JSON text that JSON.parse cannot keep — out of a double's range
+ * (1e400 → Infinity, 1e-400 → 0), a negative zero (written back as 0), or an integer a double
+ * rounds (123456789012345678901234567890) — or undefined. Strings are skipped. Linear, and a
+ * single regular-expression test for the usual text that has none.
+ */
+export function lossyNumber(text: string): string | undefined {
+  if (!MAYBE_LOSSY.test(text)) return undefined;
+  const tokens = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (let m = tokens.exec(text); m; m = tokens.exec(text)) {
+    const token = m[0];
+    if (token.charCodeAt(0) === 34 /* " */) continue;
+    const n = Number(token);
+    if (!Number.isFinite(n) || Object.is(n, -0)) return token;
+    if (n === 0 && /[1-9]/.test(token.replace(/[eE].*$/, ''))) return token;
+    if (!Number.isSafeInteger(n) && /^-?\d+$/.test(token) && BigInt(token) !== BigInt(n)) return token;
+  }
+  return undefined;
 }
