@@ -125,7 +125,7 @@ function cut(value: unknown, maxDepth: number): unknown {
 }
 
 /** An own property even for `__proto__` (a key JSON.parse makes own; plain assignment would set the prototype). */
-function setOwn(target: Record<string, unknown> | unknown[], key: string | number, value: unknown): void {
+export function setOwn(target: Record<string, unknown> | unknown[], key: string | number, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else (target as Record<string | number, unknown>)[key] = value;
 }

@@ -11,6 +11,7 @@
  * would otherwise cut every occurrence of those two letters out of the trace.
  */
 import type { ServerTarget } from '../../../contract';
+import { setOwn } from '../../../contract/bounded-json';
 
 export const REDACTED = '[redacted]';
 
@@ -98,7 +99,7 @@ export class Redactor {
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {};
       for (const [key, v] of Object.entries(value)) {
-        out[key] = credentialFields && SECRET_FIELDS.has(key) && v !== undefined && v !== null ? REDACTED : this.json(v, credentialFields);
+        setOwn(out, key, credentialFields && SECRET_FIELDS.has(key) && v !== undefined && v !== null ? REDACTED : this.json(v, credentialFields));
       }
       return out;
     }

@@ -192,6 +192,12 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
       const replacement = new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(syntheticErrorResponse(id, error.message))}\n\n`);
       return { error, replacement };
     };
+    // An error status: the SDK often never reads the body (a 401, a 404, a 5xx page), so it is
+    // read from a copy, whole, whatever the SDK does; its exchange ends when the copy does.
+    if (!isSse && response.status >= 300) {
+      observeCopy(response.clone(), observer, finish, maxMessageBytes);
+      return response;
+    }
     const observed = passThrough(
       response.body,
       (chunk) => {
@@ -461,6 +467,30 @@ function sseObserver(args: {
       return { meta: { events } };
     },
   };
+}
+
+/** Reads a copy of a body to its end (or to the size limit) into the observer. */
+function observeCopy(copy: Response, observer: BodyObserver, finish: (end: 'complete' | 'client-aborted' | 'error', error?: unknown) => void, maxMessageBytes: number): void {
+  const reader = copy.body!.getReader();
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        observer.chunk(value);
+        const pending = observer.pending();
+        if (pending > maxMessageBytes) {
+          const error = new MessageTooLargeError('response body', pending, maxMessageBytes);
+          reader.cancel(error).catch(() => undefined);
+          finish('error', error);
+          return;
+        }
+      }
+      finish('complete');
+    } catch (error) {
+      finish(isAbort(error) ? 'client-aborted' : 'error', error);
+    }
+  })();
 }
 
 /**
