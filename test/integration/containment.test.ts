@@ -13,7 +13,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { LIMITS, depthOf, isTruncationMarker } from '../../contract/bounded-json';
 import type { Envelope } from '../../contract';
 import type { TraceEvent } from '../../contract/trace';
@@ -26,56 +25,11 @@ import { TrackedStdioTransport } from '../../main/core/transport/tracked-stdio';
 import { startBrowserMode, type BrowserModeApp } from '../e2e/support/browser-mode';
 import { tsxNodeArgs, type ListeningProcess } from '../fixtures/spawn-listening';
 import { deepContentLine, deepNotificationLine, deepStdioCommand, deepStructuredLine, startDeepHttp } from '../fixtures/deep/harness';
+import { HostClient as Client } from '../support/host-client';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** Over the 64 MiB limit for one message. */
 const HUGE_BYTES = 64 * 1024 * 1024 + 1024 * 1024;
-
-/** A contract client over the host's WebSocket, as the renderer's carrier speaks it. */
-class Client {
-  private nextId = 1;
-  private readonly waiting = new Map<number, (reply: Envelope) => void>();
-  readonly closed: Promise<{ code: number; reason: string }>;
-
-  private constructor(readonly ws: WebSocket) {
-    this.closed = new Promise((done) => ws.once('close', (code, reason) => done({ code, reason: reason.toString() })));
-    ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as { type: string; id?: number; reply?: Envelope };
-      if (frame.type === 'reply' && typeof frame.id === 'number') this.waiting.get(frame.id)?.(frame.reply!);
-    });
-  }
-
-  static open(app: BrowserModeApp): Promise<Client> {
-    const token = new URL(app.url).searchParams.get('token') ?? '';
-    const ws = new WebSocket(`${app.origin.replace('http', 'ws')}/ws`, { headers: { 'x-switchboard-token': token, origin: app.origin }, maxPayload: 1024 * 1024 * 1024 });
-    return new Promise((resolveOpen, reject) => {
-      ws.once('open', () => resolveOpen(new Client(ws)));
-      ws.once('error', reject);
-    });
-  }
-
-  call(method: string, args: unknown = {}): Promise<Envelope> {
-    return this.callText(method, JSON.stringify(args));
-  }
-
-  /** Arguments as JSON text, for values too deep for this side's JSON.stringify too. */
-  callText(method: string, argsText: string): Promise<Envelope> {
-    const id = this.nextId++;
-    return new Promise((done) => {
-      this.waiting.set(id, (reply) => {
-        this.waiting.delete(id);
-        done(reply);
-      });
-      this.ws.send(`{"id":${id},"method":${JSON.stringify(method)},"args":${argsText}}`);
-    });
-  }
-
-  async ok<T = Record<string, unknown>>(method: string, args: unknown = {}): Promise<T> {
-    const reply = await this.call(method, args);
-    if (!reply.ok) throw new Error(`${method} failed: ${reply.error.message}`);
-    return reply.result as T;
-  }
-}
 
 let app: BrowserModeApp;
 let client: Client;
