@@ -17,8 +17,8 @@ import { DEEP_LEVELS, HOSTILE_TOOL_NAMES, HUGE_TEXT_CHARS, hostileStdioCommand }
 import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { openTool, run, showJson, toolDetail } from './support/tools';
 import { addServer, shellQuote } from './support/ui';
+import { shot } from './support/screenshots';
 
-const SHOTS = 'test-results/screenshots';
 const tool = (bare: string) => `hostile__${bare}`;
 
 async function addHostile(page: Page): Promise<void> {
@@ -41,7 +41,7 @@ async function screenshots(page: Page, name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
-    await page.screenshot({ path: `${SHOTS}/${name}-${scheme}.png` });
+    await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }
