@@ -170,8 +170,13 @@ test('add: structured content checked against the output schema; isError and pro
 
 test('history re-fills and re-runs; a saved call runs from its collection; inputs are remembered', async ({ page }) => {
   await ready(page);
-  // Inputs are remembered only while argument values may be kept (#18).
-  await apiCall(page, 'updateSettings', { auditArgumentValues: true });
+  // Inputs are remembered only while argument values may be kept (#18): off until switched on.
+  await page.getByTestId('tools-tab-history').click();
+  const remember = page.getByTestId('remember-arguments');
+  await expect(remember).not.toBeChecked();
+  await remember.check({ force: true });
+  await expect.poll(async () => (await apiCall<{ auditArgumentValues: boolean }>(page, 'getSettings', {})).auditArgumentValues).toBe(true);
+  await page.getByTestId('tools-tab-tools').click();
   await callTool(page, 'everything__echo', { text: 'from history' });
   await openTool(page, 'everything__add');
 

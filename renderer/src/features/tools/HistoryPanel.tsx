@@ -4,7 +4,7 @@
  * one click.
  */
 import { safeStringify } from '../../../../contract/bounded-json';
-import { ActionIcon, Badge, Button, Group, ScrollArea, Stack, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, ScrollArea, Stack, Switch, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import type { HistoryEntry, SavedCall, ToolEntry } from '../../../../contract';
@@ -28,6 +28,42 @@ function argsPreview(args: Record<string, unknown>): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
+/**
+ * The `auditArgumentValues` setting: argument values are written to disk (a tool's last
+ * arguments, to pre-fill its form; values in the call audit) only when it is on.
+ */
+function RememberArguments() {
+  const api = useApi();
+  const [on, setOn] = useState<boolean | undefined>();
+  useEffect(() => {
+    void api.getSettings().then((settings) => setOn(settings.auditArgumentValues));
+  }, [api]);
+  if (on === undefined) return null;
+  return (
+    <Tooltip
+      multiline
+      w={280}
+      label="Keeps each tool's last arguments to pre-fill its form, and argument values in the call audit, with the server's configured secrets redacted. Off: no argument value is written to disk."
+    >
+      <Switch
+        size="xs"
+        label="Remember arguments"
+        checked={on}
+        data-testid="remember-arguments"
+        onChange={(event) => {
+          const next = event.currentTarget.checked;
+          setOn(next);
+          // What main kept wins (a refused update puts the switch back).
+          api.updateSettings({ auditArgumentValues: next }).then(
+            (settings) => setOn(settings.auditArgumentValues),
+            () => setOn(!next),
+          );
+        }}
+      />
+    </Tooltip>
+  );
+}
+
 export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]; onOpen(tool: ToolEntry, args: Record<string, unknown>, origin: 'history'): void; onRunAgain(tool: ToolEntry, args: Record<string, unknown>): void }) {
   const api = useApi();
   const { entries, loaded } = useHistory();
@@ -40,9 +76,12 @@ export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]
 
   return (
     <div className={classes.explorer}>
-      <Text size="xs" c="dimmed" mb={4} data-testid="history-count">
-        {entries.length} {entries.length === 1 ? 'call' : 'calls'} in this run
-      </Text>
+      <Group justify="space-between" wrap="nowrap" mb={4}>
+        <Text size="xs" c="dimmed" data-testid="history-count">
+          {entries.length} {entries.length === 1 ? 'call' : 'calls'} in this run
+        </Text>
+        <RememberArguments />
+      </Group>
       <div ref={scrollRef} className={classes.listViewport} data-testid="history-list">
         {loaded && entries.length === 0 && (
           <Text size="sm" c="dimmed" p="sm">
