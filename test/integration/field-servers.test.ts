@@ -1,0 +1,122 @@
+/**
+ * The field, not our fixtures: the MCP project's published reference servers
+ * (`@modelcontextprotocol/server-everything` over stdio and Streamable HTTP, `server-memory`,
+ * `server-filesystem`), connected to the built browser-mode host beside a hostile server whose
+ * answers nest 5,000 levels deep. Every published server answers its own tools, and keeps
+ * answering after the hostile one has done its worst.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isTruncationMarker } from '../../contract/bounded-json';
+import { startBrowserMode, type BrowserModeApp } from '../e2e/support/browser-mode';
+import { deepStdioCommand } from '../fixtures/deep/harness';
+import { HostClient } from '../support/host-client';
+
+const require = createRequire(import.meta.url);
+const bin = (pkg: string) => require.resolve(`@modelcontextprotocol/${pkg}/dist/index.js`);
+
+let app: BrowserModeApp;
+let client: HostClient;
+let everythingHttp: ChildProcess | undefined;
+let files: string;
+const ids: Record<string, string> = {};
+
+type CallReply = { result: { content?: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean } };
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** server-everything's Streamable HTTP transport on a free port (it says so on stderr). */
+async function startEverythingHttp(): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [bin('server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  everythingHttp = child;
+  await new Promise<void>((done, fail) => {
+    let err = '';
+    const timer = setTimeout(() => fail(new Error(`server-everything (HTTP) did not start:\n${err}`)), 20_000);
+    child.stderr!.on('data', (d) => {
+      err += String(d);
+      if (err.includes(`${port}`)) {
+        clearTimeout(timer);
+        done();
+      }
+    });
+    child.once('exit', (code) => fail(new Error(`server-everything (HTTP) exited (${code}):\n${err}`)));
+  });
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
+async function add(name: string, target: Record<string, unknown>): Promise<string> {
+  const status = await client.ok<{ id: string }>('addServer', { name, target, retries: 0, pingIntervalSec: 0, requestTimeoutSec: 120 });
+  const connected = await client.ok<{ state: string; error?: string }>('connectServer', { id: status.id }, 90_000);
+  if (connected.state !== 'connected') throw new Error(`${name} did not connect: ${connected.error ?? connected.state}`);
+  return status.id;
+}
+
+const call = (serverId: string, tool: string, args: Record<string, unknown> = {}) => client.ok<CallReply>('callTool', { tool, serverId, args }, 90_000);
+const text = (reply: CallReply) => (reply.result.content ?? []).map((c) => c.text ?? '').join('\n');
+
+beforeAll(async () => {
+  files = mkdtempSync(join(tmpdir(), 'switchboard-field-'));
+  writeFileSync(join(files, 'hello.txt'), 'hello from the field\n');
+  app = await startBrowserMode();
+  client = await HostClient.open(app);
+  const url = await startEverythingHttp();
+  ids.everythingStdio = await add('everything stdio', { type: 'stdio', command: process.execPath, args: [bin('server-everything'), 'stdio'] });
+  ids.everythingHttp = await add('everything http', { type: 'http', url, transport: 'streamable-http' });
+  ids.memory = await add('memory', { type: 'stdio', command: process.execPath, args: [bin('server-memory')], env: { MEMORY_FILE_PATH: join(files, 'memory.jsonl') } });
+  ids.filesystem = await add('filesystem', { type: 'stdio', command: process.execPath, args: [bin('server-filesystem'), files] });
+  ids.hostile = await add('deep', { type: 'stdio', ...deepStdioCommand(), env: {} });
+}, 180_000);
+
+afterAll(async () => {
+  client?.close();
+  await app?.close();
+  everythingHttp?.kill();
+  if (files) rmSync(files, { recursive: true, force: true });
+});
+
+describe('published reference servers beside a hostile one', () => {
+  it('each answers its own tools through Switchboard', async () => {
+    for (const via of ['everythingStdio', 'everythingHttp'] as const) {
+      expect(text(await call(ids[via]!, 'echo', { message: `hi ${via}` }))).toContain(`hi ${via}`);
+      const sum = await call(ids[via]!, 'get-sum', { a: 2, b: 40 });
+      expect(text(sum)).toContain('42');
+    }
+    await call(ids.memory!, 'create_entities', { entities: [{ name: 'switchboard', entityType: 'tool', observations: ['inspects MCP servers'] }] });
+    expect(text(await call(ids.memory!, 'read_graph'))).toContain('inspects MCP servers');
+    const listing = await call(ids.filesystem!, 'list_directory', { path: files });
+    expect(text(listing)).toContain('hello.txt');
+    expect(text(await call(ids.filesystem!, 'read_text_file', { path: join(files, 'hello.txt') }))).toContain('hello from the field');
+  });
+
+  it('a 5,000-deep answer from the hostile server is cut and shown; every published server still answers', async () => {
+    const deep = await call(ids.hostile!, 'deep_structured', { depth: 5000 });
+    let node: unknown = deep.result.structuredContent;
+    let levels = 0;
+    while (node && typeof node === 'object' && !isTruncationMarker(node) && levels < 200) {
+      node = Object.values(node as Record<string, unknown>)[0];
+      levels++;
+    }
+    expect(isTruncationMarker(node)).toBe(true);
+    expect(text(await call(ids.everythingStdio!, 'echo', { message: 'after' }))).toContain('after');
+    expect(text(await call(ids.everythingHttp!, 'echo', { message: 'after' }))).toContain('after');
+    expect(text(await call(ids.memory!, 'read_graph'))).toContain('switchboard');
+    expect(text(await call(ids.filesystem!, 'list_directory', { path: files }))).toContain('hello.txt');
+    const servers = await client.ok<{ name: string; state: string }[]>('listServers');
+    expect(servers.map((s) => `${s.name}: ${s.state}`).sort()).toEqual(['deep: connected', 'everything http: connected', 'everything stdio: connected', 'filesystem: connected', 'memory: connected']);
+  });
+});
