@@ -32,8 +32,13 @@ export async function startBrowserMode(extraArgs: string[] = [], options: { data
     env: { ...process.env, ...options.env },
   });
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  // The newest output only: a long fuzz run must not keep every line the host ever wrote.
+  const keep = (d: Buffer) => {
+    output += d.toString();
+    if (output.length > 200_000) output = output.slice(-100_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`browser mode did not start in time:\n${output}`)), 20_000);
     const check = () => {
