@@ -4,7 +4,7 @@
  * name is unique per instance.
  */
 import { describe, expect, it } from 'vitest';
-import { checkBindAddress, checkRequest, tokenCookie, tokenCookieName } from '../../main/adapters/web/security';
+import { checkBindAddress, checkRequest, tokenCookie, instanceIdOf, tokenCookieName } from '../../main/adapters/web/security';
 
 describe('checkBindAddress', () => {
   it.each(['127.0.0.1', '127.1.2.3', '127.255.255.254', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost'])('allows loopback %s', (host) => {
@@ -40,6 +40,15 @@ describe('token cookie', () => {
     expect(a).not.toBe(b);
     expect(tokenCookieName(4001, 'x')).toBe('switchboard_token_4001_x');
     expect(tokenCookie(a, 'tok')).toBe(`${a}=tok; HttpOnly; SameSite=Strict; Path=/`);
+  });
+
+  it("takes its instance id from the launch token: a new token is a new name, the same token (a restart) the same name, and the name does not carry the token", () => {
+    const t1 = 'a'.repeat(64);
+    const t2 = 'b'.repeat(64);
+    expect(instanceIdOf(t1)).toMatch(/^[0-9a-f]{12}$/);
+    expect(instanceIdOf(t1)).toBe(instanceIdOf(t1));
+    expect(instanceIdOf(t1)).not.toBe(instanceIdOf(t2));
+    expect(tokenCookieName(4000, instanceIdOf(t1))).not.toContain(t1.slice(0, 12));
   });
 
   it("accepts only the instance's own cookie", () => {

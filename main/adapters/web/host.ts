@@ -23,6 +23,7 @@ import {
   checkRequest,
   newToken,
   tokenCookie,
+  instanceIdOf,
   tokenCookieName,
   type GateVerdict,
 } from './security';
@@ -221,7 +222,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(port, options.extraHostNames);
   origins = allowedOrigins(port, options.extraHostNames);
-  cookieName = tokenCookieName(port);
+  cookieName = tokenCookieName(port, instanceIdOf(token));
   const shownHost = host.includes(':') ? `[${host}]` : host;
 
   return {

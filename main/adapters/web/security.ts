@@ -17,7 +17,16 @@ export const TOKEN_COOKIE_PREFIX = 'switchboard_token';
 export const TOKEN_HEADER = 'x-switchboard-token';
 export const TOKEN_QUERY = 'token';
 
-/** `switchboard_token_<port>_<random id>`: unique to one listening instance. */
+/**
+ * An instance's id for its cookie name, derived from its token: a new token (every launch) is a
+ * new name, while a restart with the same token and port (a test's fixed token) finds its page's
+ * cookie again. A hash prefix, so the name reveals nothing of the token.
+ */
+export function instanceIdOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 12);
+}
+
+/** `switchboard_token_<port>_<instance id>`: unique to one listening instance. */
 export function tokenCookieName(port: number, instanceId: string = randomBytes(6).toString('hex')): string {
   return `${TOKEN_COOKIE_PREFIX}_${port}_${instanceId}`;
 }
