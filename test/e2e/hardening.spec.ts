@@ -41,6 +41,8 @@ async function screenshots(page: Page, name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
+    // Let the theme's colour transitions finish before the picture (not an assertion).
+    await page.waitForTimeout(300);
     await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
