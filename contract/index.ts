@@ -225,6 +225,13 @@ export const AuditRecord = z.object({
 
 export const ClientFormat = z.enum(['mcpServers', 'vscode', 'switchboard']);
 
+/**
+ * MCP tasks (2025-11-25): the task a server's question belongs to. `server`: a task this run
+ * started with tools/call (the question came with its related-task meta, through tasks/result);
+ * `client`: the server sent the question as a task of Switchboard's (params.task) and polls it.
+ */
+export const PendingRequestTask = z.object({ taskId: z.string(), side: z.enum(['server', 'client']), tool: z.string().optional() });
+
 /** A request a server made of the client, waiting for a person (or a policy) to answer. */
 export const PendingRequest = z.object({
   id: z.string(),
@@ -236,6 +243,7 @@ export const PendingRequest = z.object({
   era: z.enum(['legacy', 'modern']),
   /** The tool call this request belongs to, when it can be told. */
   call: z.object({ tool: z.string(), callId: z.string().optional() }).optional(),
+  task: PendingRequestTask.optional(),
   receivedAt: z.number(),
   deadline: z.number(),
 });
@@ -371,6 +379,10 @@ export const TaskInfo = z.object({
   startedAt: z.number(),
   /** When a terminal status was first seen. */
   endedAt: z.number().optional(),
+  /** The last status message seen before the task was terminal (a terminal one equal to it is stale progress). */
+  progressMessage: z.string().optional(),
+  /** tasks/result is open (sent on input_required: the server delivers its questions through it). */
+  resultPending: z.boolean().optional(),
   pollInterval: z.number().optional(),
   ttl: z.number().nullable().optional(),
   /** The tasks/result payload once fetched (a CallToolResult), or why it could not be fetched. */

@@ -11,6 +11,7 @@
 import {
   Client,
   ProtocolError,
+  RELATED_TASK_META_KEY,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -24,7 +25,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { ConnectionState, LastCheck, ServerConfig, ServerStatus } from '../../../contract';
+import type { ConnectionState, LastCheck, PendingRequest, ServerConfig, ServerStatus } from '../../../contract';
 import type { TraceEventInput } from '../../../contract/trace';
 import type { RequestBroker } from '../requests/broker';
 import { missingRequired, withDefaults, type RequestedSchema } from '../requests/elicitation';
@@ -34,6 +35,8 @@ import { Redactor } from '../trace/redact';
 import { isHandlingFailure, recordedByTransport } from '../transport/contained';
 import { describeConnectError, errorCode, errorDetailOf, httpStatusOf, metadataRefusal, retryDecision, sdkCodeOf, URL_ELICITATION_REQUIRED, elicitationsOf } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
+import { ClientTaskStore } from '../tasks/client-tasks';
+import { clientTaskOf, installTaskHandlers, TaskAwareClient, tasksCapability } from '../tasks/task-client';
 
 export const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' } as const;
 export const MODERN_VERSION = '2026-07-28';
@@ -118,6 +121,8 @@ export class ServerConnection {
   private lastConnectError: unknown;
   /** Tool calls in flight, so a server's question can be tied to the call that caused it. */
   private readonly activeCalls = new Map<symbol, { tool: string; callId?: string }>();
+  /** Tasks this run started here (taskId → tool), so a question sent for a task names it. */
+  private readonly startedTasks = new Map<string, string>();
 
   constructor(
     public config: ServerConfig,
@@ -235,6 +240,12 @@ export class ServerConnection {
     } finally {
       this.activeCalls.delete(token);
     }
+  }
+
+  /** A task started with tools/call on this server: its questions (related-task meta) are tied to it. */
+  noteTask(taskId: string, tool: string): void {
+    this.startedTasks.set(taskId, tool);
+    if (this.startedTasks.size > 500) this.startedTasks.delete(this.startedTasks.keys().next().value as string);
   }
 
   /** Replaces the roots and tells a legacy-era server they changed. */
@@ -509,8 +520,9 @@ export class ServerConnection {
         if (key === 'tools' && this.status.state === 'connected') this.setState('connected', { ...this.connectedExtras(), toolCount: items.length });
         this.deps.observer.onListsChanged?.(this.id);
       };
-    const client = new Client(CLIENT_INFO, {
-      capabilities: this.capabilities(),
+    const capabilities = this.capabilities(mode);
+    const client = new TaskAwareClient(CLIENT_INFO, {
+      capabilities,
       versionNegotiation: { mode },
       jsonSchemaValidator: SHOW_EVERYTHING,
       listChanged: {
@@ -533,18 +545,27 @@ export class ServerConnection {
       this.deps.observer.onResourceUpdated?.(this.id, notification.params.uri);
     });
     this.installRequestHandlers(client);
+    if (capabilities.tasks) {
+      client.clientTasks = new ClientTaskStore();
+      installTaskHandlers(client, client.clientTasks);
+    }
     return client;
   }
 
   // --------------------------------------------------------------------------------------
   // When the server asks
 
-  /** Only what the policies support is declared. */
-  private capabilities(): ClientCapabilities {
+  /**
+   * Only what the policies support is declared. Tasks (2025-11-25) for the server's questions
+   * only where a 2025 initialize can happen (not when pinned to the 2026 era, which has none).
+   */
+  private capabilities(mode: NegotiationMode): ClientCapabilities {
     const caps: ClientCapabilities = {};
     if (this.config.elicitation !== 'off') caps.elicitation = { form: {}, url: {} };
     if (this.config.sampling !== 'off') caps.sampling = { tools: {} };
     if (this.config.roots.length > 0) caps.roots = { listChanged: true };
+    const tasks = typeof mode === 'string' ? tasksCapability({ elicitation: this.config.elicitation !== 'off', sampling: this.config.sampling !== 'off' }) : undefined;
+    if (tasks) caps.tasks = tasks;
     return caps;
   }
 
@@ -554,7 +575,20 @@ export class ServerConnection {
       const calls = [...this.activeCalls.values()];
       return calls.length === 1 ? calls[0] : undefined;
     };
-    const base = () => ({ serverId: this.id, serverName: this.config.name, era: era(), call: call() });
+    // A question sent for a server-side task (related-task meta) belongs to that task; one the
+    // server sent as a task of ours (params.task) is answered inside a client-side task.
+    const task = (params: Record<string, unknown>, ctx: unknown): PendingRequest['task'] => {
+      const clientTaskId = clientTaskOf(ctx);
+      if (clientTaskId) return { taskId: clientTaskId, side: 'client' };
+      const related = (params._meta as Record<string, unknown> | undefined)?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined;
+      if (typeof related?.taskId !== 'string') return undefined;
+      const tool = this.startedTasks.get(related.taskId);
+      return { taskId: related.taskId, side: 'server', ...(tool ? { tool } : {}) };
+    };
+    const base = (params: Record<string, unknown> = {}, ctx?: unknown) => {
+      const ofTask = task(params, ctx);
+      return { serverId: this.id, serverName: this.config.name, era: era(), call: ofTask?.side === 'server' ? undefined : call(), ...(ofTask ? { task: ofTask } : {}) };
+    };
 
     if (this.config.elicitation !== 'off') {
       client.setRequestHandler('elicitation/create', async (request, ctx) => {
@@ -562,12 +596,12 @@ export class ServerConnection {
         const kind = params.mode === 'url' ? 'elicitation-url' : 'elicitation-form';
         const policy = this.config.elicitation;
         if (policy === 'decline' || policy === 'cancel') {
-          this.deps.broker?.answeredByPolicy({ ...base(), kind, params }, policy);
+          this.deps.broker?.answeredByPolicy({ ...base(params, ctx), kind, params }, policy);
           return { action: policy };
         }
         if (policy === 'accept-defaults') {
           if (kind === 'elicitation-url') {
-            this.deps.broker?.answeredByPolicy({ ...base(), kind, params }, 'decline (a URL needs a person to open it)');
+            this.deps.broker?.answeredByPolicy({ ...base(params, ctx), kind, params }, 'decline (a URL needs a person to open it)');
             return { action: 'decline' };
           }
           const schema = params.requestedSchema ?? {};
@@ -576,14 +610,14 @@ export class ServerConnection {
           if (missing.length) {
             const why = `decline: required field${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ha${missing.length > 1 ? 've' : 's'} no default and no supplied answer`;
             this.deps.observer.onError(this.id, `${this.config.name}: elicitation ${why}`);
-            this.deps.broker?.answeredByPolicy({ ...base(), kind, params }, why);
+            this.deps.broker?.answeredByPolicy({ ...base(params, ctx), kind, params }, why);
             return { action: 'decline' };
           }
-          this.deps.broker?.answeredByPolicy({ ...base(), kind, params }, 'accept with defaults');
+          this.deps.broker?.answeredByPolicy({ ...base(params, ctx), kind, params }, 'accept with defaults');
           return { action: 'accept', content: content as Record<string, string | number | boolean | string[]> };
         }
         if (!this.deps.broker) return { action: 'decline' };
-        const answer = await this.deps.broker.ask({ ...base(), kind, params }, { signal: ctx.mcpReq.signal });
+        const answer = await this.deps.broker.ask({ ...base(params, ctx), kind, params }, { signal: ctx.mcpReq.signal });
         if (answer.kind !== 'elicitation') return { action: 'cancel' };
         if (answer.action !== 'accept' || kind === 'elicitation-url') return { action: answer.action };
         return { action: 'accept', content: withDefaults(params.requestedSchema ?? {}, answer.content) as Record<string, string | number | boolean | string[]> };
@@ -594,10 +628,10 @@ export class ServerConnection {
       client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
         const params = request.params as unknown as Record<string, unknown>;
         if (this.config.sampling === 'reject' || !this.deps.broker) {
-          this.deps.broker?.answeredByPolicy({ ...base(), kind: 'sampling', params }, 'reject');
+          this.deps.broker?.answeredByPolicy({ ...base(params, ctx), kind: 'sampling', params }, 'reject');
           throw new ProtocolError(-1, 'The user rejected the sampling request (Switchboard policy: reject).');
         }
-        const answer = await this.deps.broker.ask({ ...base(), kind: 'sampling', params }, { signal: ctx.mcpReq.signal });
+        const answer = await this.deps.broker.ask({ ...base(params, ctx), kind: 'sampling', params }, { signal: ctx.mcpReq.signal });
         if (answer.kind !== 'sampling' || answer.action !== 'approve' || !answer.result) {
           throw new ProtocolError(-1, `The user rejected the sampling request${answer.kind === 'sampling' && answer.reason ? `: ${answer.reason}` : '.'}`);
         }

@@ -4,6 +4,12 @@
  * live connection, polls `tasks/get` (bounded), fetches `tasks/result` once the task is
  * terminal, and sends `tasks/cancel` on request. Every status change is published as a
  * `taskStatus` event; the record of this run's tasks is kept here (newest first, bounded).
+ *
+ * `input_required`: the server delivers the questions it has for the task (elicitation,
+ * sampling, with the related-task meta) only through `tasks/result`, which it holds open until
+ * the task is terminal. So on `input_required` tasks/result is sent at once — once per task; its
+ * answer is the task's result — and tasks/get polling goes on meanwhile, so the status (input
+ * required → working → completed) stays current while the person answers and the task finishes.
  */
 import { z } from 'zod';
 import type { EventPayload, TaskInfo, TaskStatusName } from '../../../contract';
@@ -42,6 +48,8 @@ interface Tracked {
   connection: ServerConnection;
   timer?: NodeJS.Timeout;
   failures: number;
+  /** The one tasks/result of this task, once sent. */
+  resultRequest?: Promise<Record<string, unknown>>;
 }
 
 export interface TaskRunnerDeps {
@@ -72,12 +80,14 @@ export class TaskRunner {
       return info;
     }
     const task = created.task;
+    connection.noteTask(task.taskId, entry.name);
     const info: TaskInfo = { ...base, taskId: task.taskId, status: task.status, statusMessage: task.statusMessage, pollInterval: task.pollInterval, ttl: task.ttl };
+    if (!isTerminal(task.status)) info.progressMessage = task.statusMessage;
     const tracked: Tracked = { info, connection, failures: 0 };
     this.remember(tracked);
     this.publish(info);
-    if (isTerminal(info.status)) void this.fetchResult(tracked);
-    else this.schedule(tracked);
+    if (isTerminal(info.status) || info.status === 'input_required') void this.fetchResult(tracked);
+    if (!isTerminal(info.status)) this.schedule(tracked);
     return { ...info };
   }
 
@@ -98,16 +108,31 @@ export class TaskRunner {
     return { ...tracked.info };
   }
 
-  /** tasks/result (the server holds it until the task is terminal). */
+  /**
+   * tasks/result (the server holds it until the task is terminal, delivering the task's questions
+   * through it meanwhile). For a task of this run, the one request already open is joined.
+   */
   async result(connection: ServerConnection, taskId: string): Promise<Record<string, unknown>> {
-    const result = await connection.withClient('tasks/result', true, (client, timeout) => client.request({ method: 'tasks/result', params: { taskId } } as never, AnyResult, { timeout }));
     const tracked = this.find(connection.id, taskId);
-    if (tracked) {
+    if (tracked?.resultRequest) return tracked.resultRequest;
+    const request = connection.withClient('tasks/result', true, (client, timeout) =>
+      client.request({ method: 'tasks/result', params: { taskId } } as never, AnyResult, { timeout: Math.max(timeout, Math.min(POLL_LIMIT_MS, tracked?.info.ttl ?? DEFAULT_TTL_MS)) }),
+    );
+    if (!tracked) return request;
+    tracked.resultRequest = request;
+    tracked.info.resultPending = true;
+    try {
+      const result = await request;
       tracked.info.result = result;
       tracked.info.resultError = undefined;
       tracked.info.resultErrorDetail = undefined;
+      return result;
+    } catch (error) {
+      tracked.resultRequest = undefined; // a failed one may be asked again (Refresh, the panel)
+      throw error;
+    } finally {
+      tracked.info.resultPending = undefined;
     }
-    return result;
   }
 
   async cancel(connection: ServerConnection, taskId: string): Promise<TaskInfo> {
@@ -174,6 +199,7 @@ export class TaskRunner {
     const wasTerminal = isTerminal(info.status);
     info.status = task.status;
     info.statusMessage = task.statusMessage;
+    if (!isTerminal(task.status)) info.progressMessage = task.statusMessage;
     if (task.pollInterval !== undefined) info.pollInterval = task.pollInterval;
     if (task.ttl !== undefined) info.ttl = task.ttl;
     if (isTerminal(task.status)) {
@@ -182,16 +208,26 @@ export class TaskRunner {
       info.endedAt ??= this.now();
     }
     if (changed) this.publish(info);
-    if (!wasTerminal && (task.status === 'completed' || task.status === 'failed')) void this.fetchResult(tracked);
+    const wantsResult = task.status === 'input_required' || (!wasTerminal && (task.status === 'completed' || task.status === 'failed'));
+    if (wantsResult && !tracked.resultRequest && !info.result) void this.fetchResult(tracked);
   }
 
   private async fetchResult(tracked: Tracked): Promise<void> {
     if (tracked.info.status === 'cancelled') return;
+    const opened = !tracked.resultRequest;
+    const pending = this.result(tracked.connection, tracked.info.taskId);
+    if (opened) this.publish(tracked.info); // "tasks/result open": the server may now ask its questions
     try {
-      await this.result(tracked.connection, tracked.info.taskId);
+      await pending;
     } catch (error) {
+      if (isCancelled(tracked.info)) return;
       tracked.info.resultError = tracked.connection.redactor.text(error instanceof Error ? error.message : String(error));
       tracked.info.resultErrorDetail = errorDetailOf(error);
+    }
+    // The answer means the task is terminal: learn its final status now rather than at the next poll.
+    if (!isTerminal(tracked.info.status)) {
+      clearTimeout(tracked.timer);
+      await this.poll(tracked);
     }
     this.publish(tracked.info);
   }
@@ -201,4 +237,5 @@ export class TaskRunner {
   }
 }
 
+const isCancelled = (info: TaskInfo): boolean => info.status === 'cancelled';
 const key = (serverId: string, taskId: string): string => `${serverId}\u0000${taskId}`;
