@@ -10,6 +10,7 @@ import type { EventPayload, MethodName, PendingRequest, Result } from '../../con
 import type { TraceEvent } from '../../contract/trace';
 import { createCore, type Core } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
+import { askingStdioCommand } from '../fixtures/asking/harness';
 
 const require = createRequire(import.meta.url);
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -111,4 +112,39 @@ describe('tasks with server-everything (stdio)', () => {
     expect(out).toContain('a reply typed by a person');
     expect(out).toContain(question.task!.taskId);
   }, 60_000);
+});
+
+describe('what the client declares in each era (the asking fixture speaks both)', () => {
+  /** The client capabilities the server was told: initialize (2025) or every request's _meta envelope (2026). */
+  async function declared(era: 'auto' | 'legacy' | 'modern'): Promise<{ era: string; caps: Record<string, unknown>[] }> {
+    const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 't' });
+    try {
+      const { id } = await call(core, 'addServer', { name: `asking ${era}`, target: { type: 'stdio', ...askingStdioCommand('both') }, era, pingIntervalSec: 0, retries: 0 });
+      await call(core, 'connectServer', { id });
+      const negotiated = core.connections.get(id)!.snapshot().era!;
+      await call(core, 'listTools', { serverId: id });
+      const bodies = core.trace.store.query({ servers: [id], limit: 1000 }).events.filter((e) => e.kind === 'jsonrpc-out').map((e) => e.body as { method?: string; params?: { capabilities?: Record<string, unknown>; _meta?: Record<string, Record<string, unknown>> } });
+      const caps = negotiated === 'legacy' ? bodies.filter((b) => b.method === 'initialize').map((b) => b.params!.capabilities!) : bodies.filter((b) => b.params?._meta?.['io.modelcontextprotocol/clientCapabilities']).map((b) => b.params!._meta!['io.modelcontextprotocol/clientCapabilities']!);
+      return { era: negotiated, caps };
+    } finally {
+      await core.shutdown();
+    }
+  }
+
+  it('2025 (legacy): tasks declared in initialize', async () => {
+    const { era, caps } = await declared('legacy');
+    expect(era).toBe('legacy');
+    expect(caps).toHaveLength(1);
+    expect(caps[0]!.tasks).toMatchObject({ requests: { elicitation: { create: {} }, sampling: { createMessage: {} } } });
+  }, 30_000);
+
+  it.each(['modern', 'auto'] as const)('2026 (%s): no request carries tasks (the era has no task methods)', async (mode) => {
+    const { era, caps } = await declared(mode);
+    expect(era).toBe('modern');
+    expect(caps.length).toBeGreaterThan(0);
+    for (const c of caps) {
+      expect(c.tasks).toBeUndefined();
+      expect(c.elicitation).toBeDefined();
+    }
+  }, 30_000);
 });

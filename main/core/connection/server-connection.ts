@@ -35,8 +35,7 @@ import { Redactor } from '../trace/redact';
 import { isHandlingFailure, recordedByTransport } from '../transport/contained';
 import { describeConnectError, errorCode, errorDetailOf, httpStatusOf, metadataRefusal, retryDecision, sdkCodeOf, URL_ELICITATION_REQUIRED, elicitationsOf } from './errors';
 import { configSecrets, createTransport, type HttpKind, type TransportContext } from './transport-factory';
-import { ClientTaskStore } from '../tasks/client-tasks';
-import { clientTaskOf, installTaskHandlers, TaskAwareClient, tasksCapability } from '../tasks/task-client';
+import { clientTaskOf, TaskAwareClient } from '../tasks/task-client';
 
 export const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' } as const;
 export const MODERN_VERSION = '2026-07-28';
@@ -520,9 +519,8 @@ export class ServerConnection {
         if (key === 'tools' && this.status.state === 'connected') this.setState('connected', { ...this.connectedExtras(), toolCount: items.length });
         this.deps.observer.onListsChanged?.(this.id);
       };
-    const capabilities = this.capabilities(mode);
     const client = new TaskAwareClient(CLIENT_INFO, {
-      capabilities,
+      capabilities: this.capabilities(),
       versionNegotiation: { mode },
       jsonSchemaValidator: SHOW_EVERYTHING,
       listChanged: {
@@ -545,27 +543,20 @@ export class ServerConnection {
       this.deps.observer.onResourceUpdated?.(this.id, notification.params.uri);
     });
     this.installRequestHandlers(client);
-    if (capabilities.tasks) {
-      client.clientTasks = new ClientTaskStore();
-      installTaskHandlers(client, client.clientTasks);
-    }
+    // Tasks (2025-11-25) for the questions the policies let the server ask: told in the 2025 initialize only.
+    client.answerTasks({ elicitation: this.config.elicitation !== 'off', sampling: this.config.sampling !== 'off' });
     return client;
   }
 
   // --------------------------------------------------------------------------------------
   // When the server asks
 
-  /**
-   * Only what the policies support is declared. Tasks (2025-11-25) for the server's questions
-   * only where a 2025 initialize can happen (not when pinned to the 2026 era, which has none).
-   */
-  private capabilities(mode: NegotiationMode): ClientCapabilities {
+  /** Only what the policies support is declared. */
+  private capabilities(): ClientCapabilities {
     const caps: ClientCapabilities = {};
     if (this.config.elicitation !== 'off') caps.elicitation = { form: {}, url: {} };
     if (this.config.sampling !== 'off') caps.sampling = { tools: {} };
     if (this.config.roots.length > 0) caps.roots = { listChanged: true };
-    const tasks = typeof mode === 'string' ? tasksCapability({ elicitation: this.config.elicitation !== 'off', sampling: this.config.sampling !== 'off' }) : undefined;
-    if (tasks) caps.tasks = tasks;
     return caps;
   }
 

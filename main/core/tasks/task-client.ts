@@ -9,12 +9,13 @@
  * its result is what `tasks/result` returns. Requests without `task` go the SDK's way untouched.
  *
  * Eras: the 2026-07-28 era has no task methods (the SDK drops its server-to-client requests and
- * strips `tasks` from what servers declare there), so the `tasks` capability is declared only for
- * the 2025 initialize: on a modern connection it is taken out of every request's `_meta` envelope.
+ * strips `tasks` from what servers declare there), and the SDK sends the constructor's
+ * capabilities verbatim in both eras (2025 initialize, 2026 discover probe and `_meta` envelope),
+ * so `tasks` is kept out of them and added to the 2025 initialize only.
  */
-import { CLIENT_CAPABILITIES_META_KEY, Client, type ClientCapabilities, type ClientContext } from '@modelcontextprotocol/client';
+import { Client, type ClientCapabilities, type ClientContext } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import type { ClientTaskStore } from './client-tasks';
+import { ClientTaskStore } from './client-tasks';
 
 /** Where the task id of a request being answered inside a client-side task travels to its handler. */
 const CLIENT_TASK = Symbol('switchboard.clientTask');
@@ -40,8 +41,21 @@ export function tasksCapability(options: { elicitation: boolean; sampling: boole
 }
 
 export class TaskAwareClient extends Client {
-  /** Set before connecting when this client answers task-augmented requests. */
+  /** Answers task-augmented requests, once `answerTasks` was called. */
   clientTasks: ClientTaskStore | undefined;
+  /** The `tasks` capability, told only in the 2025 initialize. */
+  private legacyTasks: ClientCapabilities['tasks'] | undefined;
+
+  /**
+   * Before connecting: answer the server's task-augmented questions of these kinds (the handlers
+   * for them are the ordinary ones) and declare it. Nothing when neither kind is offered.
+   */
+  answerTasks(kinds: { elicitation: boolean; sampling: boolean }): void {
+    this.legacyTasks = tasksCapability(kinds);
+    if (!this.legacyTasks) return;
+    this.clientTasks = new ClientTaskStore();
+    installTaskHandlers(this, this.clientTasks);
+  }
 
   protected override _wrapHandler(method: string, handler: Parameters<Client['_wrapHandler']>[1]): ReturnType<Client['_wrapHandler']> {
     const wrapped = super._wrapHandler(method, handler);
@@ -56,18 +70,22 @@ export class TaskAwareClient extends Client {
     };
   }
 
+  /**
+   * The 2025 initialize (sent from the SDK's private handshake through `request`) carries the
+   * `tasks` capability; nothing else does — neither the 2026 `server/discover` probe nor the
+   * 2026 per-request `_meta` envelope, which are built from the constructor's capabilities.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one pass-through over the SDK's overload set
+  override request(...args: any[]): any {
+    const [first, ...rest] = args as [{ method?: string; params?: { capabilities?: ClientCapabilities } }, ...unknown[]];
+    const request = first?.method === 'initialize' && this.legacyTasks && first.params ? { ...first, params: { ...first.params, capabilities: { ...first.params.capabilities, tasks: this.legacyTasks } } } : first;
+    return (super.request as (...a: unknown[]) => unknown)(request, ...rest);
+  }
+
   /** The connection closed: the server can no longer follow its tasks here. */
   protected override _onclose(): void {
     super._onclose();
     this.clientTasks?.close();
-  }
-
-  protected override _outboundMetaEnvelope(): Readonly<Record<string, unknown>> | undefined {
-    const envelope = super._outboundMetaEnvelope();
-    const caps = envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
-    if (!envelope || !caps || !('tasks' in caps)) return envelope;
-    const { tasks: _dropped, ...rest } = caps;
-    return { ...envelope, [CLIENT_CAPABILITIES_META_KEY]: rest };
   }
 }
 
