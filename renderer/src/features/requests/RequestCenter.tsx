@@ -16,6 +16,7 @@ import { SamplingDialog } from './SamplingDialog';
 import { ServerText, str, visible } from './safe';
 import { completionKey, getRequestStore, KIND_LABEL, OUTCOME_LABEL, useRequests, type RequestsSnapshot, type ResolvedRequest } from './store';
 import { UrlDisplay, UrlElicitation } from './UrlElicitation';
+import { taskTieText } from '../tasks/task-view';
 
 // Open/closed is shared by the badge and the center.
 let centerOpen = false;
@@ -29,6 +30,16 @@ const subscribeOpen = (l: () => void) => {
   return () => openListeners.delete(l);
 };
 const useCenterOpen = () => useSyncExternalStore(subscribeOpen, () => centerOpen);
+// A request another view wants shown (a task's "Answer…"): the center selects it when it opens.
+let wanted: string | null = null;
+let wantedTick = 0;
+
+/** Opens the request center at this pending request (e.g. the question a task waits on). */
+export function showRequest(id: string): void {
+  wanted = id;
+  wantedTick++;
+  setCenterOpen(true);
+}
 
 /** The header's badge: how many questions are waiting; opens the center. */
 export function RequestBadge() {
@@ -80,6 +91,15 @@ export function RequestCenter({ servers }: { servers: ServerStatus[] }) {
       }),
     [store, servers],
   );
+
+  // Asked for from elsewhere (showRequest): select it.
+  const tick = useSyncExternalStore(subscribeOpen, () => wantedTick);
+  useEffect(() => {
+    if (wanted) {
+      setSelected(wanted);
+      wanted = null;
+    }
+  }, [tick]);
 
   const current = snapshot.pending.find((r) => r.id === selected) ?? null;
   const resolved = current ? null : (snapshot.recent.find((r) => r.request.id === selected) ?? null);
@@ -171,7 +191,7 @@ function Queue({ snapshot, selected, onSelect, onRoots }: { snapshot: RequestsSn
               {visible(r.serverName, 80)}
             </Text>
             <Text size="xs" c="dimmed" truncate className="mono">
-              {r.call ? visible(r.call.tool, 80) : 'no call in flight'}
+              {r.task?.side === 'server' ? `task ${visible(r.task.taskId.slice(0, 8), 8)}${r.task.tool ? ` · ${visible(r.task.tool, 80)}` : ''}` : r.call ? visible(r.call.tool, 80) : 'no call in flight'}
             </Text>
           </UnstyledButton>
         ))}
@@ -223,15 +243,22 @@ function RequestHeader({ request }: { request: PendingRequest }) {
           received {new Date(request.receivedAt).toLocaleTimeString()} · <Deadline deadline={request.deadline} />
         </Text>
       </Group>
-      <Text size="xs" c="dimmed" data-testid="request-call">
-        {request.call ? (
-          <>
-            asked while calling <span className="mono">{visible(request.call.tool, 120)}</span>
-          </>
-        ) : (
-          'not tied to one tool call (several were running, or none)'
-        )}
-      </Text>
+      {request.task?.side !== 'server' && (
+        <Text size="xs" c="dimmed" data-testid="request-call">
+          {request.call ? (
+            <>
+              asked while calling <span className="mono">{visible(request.call.tool, 120)}</span>
+            </>
+          ) : (
+            'not tied to one tool call (several were running, or none)'
+          )}
+        </Text>
+      )}
+      {request.task && (
+        <Text size="xs" c={request.task.side === 'server' ? undefined : 'dimmed'} fw={request.task.side === 'server' ? 500 : undefined} data-testid="request-task" data-task-id={request.task.taskId} data-task-side={request.task.side} title={request.task.taskId}>
+          {visible(taskTieText(request.task), 240)}
+        </Text>
+      )}
     </Stack>
   );
 }
@@ -286,6 +313,11 @@ function RequestHeaderStatic({ request }: { request: PendingRequest }) {
       {request.call && (
         <Text size="xs" c="dimmed" className="mono">
           {visible(request.call.tool, 120)}
+        </Text>
+      )}
+      {request.task && (
+        <Text size="xs" c="dimmed">
+          {visible(taskTieText(request.task), 240)}
         </Text>
       )}
     </Group>

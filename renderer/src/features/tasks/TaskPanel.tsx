@@ -1,82 +1,103 @@
 /**
- * MCP tasks (2025-11-25): "Run as task" for a tool that declares `execution.taskSupport`, and
- * the panel of this run's tasks — status chip, elapsed time, status message, Cancel, and the
- * result once the core has fetched it (tasks/result). The core polls tasks/get and announces
- * every change with `taskStatus`; the panel re-reads `listTasks` on those events (coalesced).
+ * MCP tasks (2025-11-25): "Run as task" for a tool that declares `execution.taskSupport`, the
+ * tool's latest task run in its Response pane, and the panel of this server's tasks — status
+ * chip, elapsed time, status line, "waiting for you" with the way to the question a task waits
+ * on, Cancel, and the result once the core has fetched it (tasks/result). The core polls
+ * tasks/get and announces every change with `taskStatus`; the store re-reads `listTasks`.
  */
 import { Badge, Button, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import type { TaskInfo, TaskStatusName, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { SafeText } from '../../components/SafeText';
+import { showRequest } from '../requests/RequestCenter';
+import { getRequestStore, useRequests } from '../requests/store';
 import { ToolResultView, formatMs } from '../tools/ToolResultView';
+import { getTasksStore, useTasks, type TaskRun } from './tasks-store';
+import { isTerminalStatus, questionsFor, runModes, statusMessageOf, statusWord, tasksOfServer } from './task-view';
 
 const STATUS_COLOR: Record<TaskStatusName, string> = { working: 'blue', input_required: 'yellow', completed: 'green', failed: 'red', cancelled: 'gray' };
-const TERMINAL = new Set<TaskStatusName>(['completed', 'failed', 'cancelled']);
 const MESSAGE_CLIP = 300;
 
-export const supportsTasks = (tool: ToolEntry): boolean => tool.taskSupport === 'optional' || tool.taskSupport === 'required';
+export const supportsTasks = (tool: ToolEntry): boolean => runModes(tool).task;
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export function RunAsTaskButton({ tool, args, disabled }: { tool: ToolEntry; args: Record<string, unknown>; disabled?: boolean }) {
   const api = useApi();
-  const [starting, setStarting] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  if (!supportsTasks(tool)) return null;
-  const start = async () => {
-    setStarting(true);
-    setError(null);
-    try {
-      await api.runToolAsTask({ tool: tool.name, serverId: tool.serverId, args });
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setStarting(false);
-    }
-  };
+  const store = getTasksStore(api);
+  const run = useTasks(store).runs.get(tool.name);
+  const modes = runModes(tool);
+  if (!modes.task) return null;
+  const only = !modes.plain;
   return (
-    <Tooltip label={error ?? `tools/call with task: { ttl } — the server runs it in the background; Switchboard polls tasks/get (taskSupport: ${tool.taskSupport})`} multiline maw={320} color={error ? 'red' : undefined} opened={error ? true : undefined}>
-      <Button size="sm" variant="light" onClick={() => void start()} loading={starting} disabled={disabled} data-testid="tool-run-as-task">
+    <Tooltip
+      label={`tools/call with task: { ttl } — the server runs it in the background; Switchboard polls tasks/get${only ? ' (taskSupport: required — this tool runs only as a task; Ctrl+Enter)' : ` (taskSupport: ${tool.taskSupport})`}`}
+      multiline
+      maw={320}
+      openDelay={400}
+    >
+      <Button size="sm" variant={only ? 'filled' : 'light'} onClick={() => void store.runAsTask(tool, args)} loading={run?.starting} disabled={disabled} data-testid="tool-run-as-task">
         Run as task
       </Button>
     </Tooltip>
   );
 }
 
-/** This run's tasks (all servers), newest first; nothing while there are none. */
-export function TaskPanel() {
+/** The Response pane after "Run as task": the task as it goes, its result once it is there, or why it did not start. */
+export function TaskRunView({ run, tool }: { run: TaskRun; tool: ToolEntry }) {
   const api = useApi();
-  const [tasks, setTasks] = useState<TaskInfo[]>([]);
-  const [error, setError] = useState<string | null>(null);
+  const { tasks } = useTasks(getTasksStore(api));
+  if (run.error) {
+    return (
+      <Stack gap={4} data-testid="task-run-error">
+        <Text size="sm" c="red" fw={500}>
+          Could not start the task
+        </Text>
+        <Text size="xs" c="red" style={{ whiteSpace: 'pre-wrap' }}>
+          <SafeText text={run.error} clip={2_000} />
+        </Text>
+      </Stack>
+    );
+  }
+  const task = run.taskId ? tasks.find((t) => t.serverId === run.serverId && t.taskId === run.taskId) : undefined;
+  if (!task) {
+    return (
+      <Text size="sm" c="dimmed" py="lg" ta="center" data-testid="task-run-starting">
+        Starting the task (tools/call with task)…
+      </Text>
+    );
+  }
+  return (
+    <Stack gap="xs" data-testid="task-run" data-task-id={task.taskId} data-status={task.status}>
+      <TaskRow task={task} resultOpen compact />
+      {!task.result && !isTerminalStatus(task.status) && (
+        <Text size="xs" c="dimmed">
+          The result shows here when the task finishes{task.resultPending ? ' (tasks/result is open: the server answers it then)' : ''}.
+        </Text>
+      )}
+      {task.result && <ToolResultView value={{ serverId: task.serverId, tool: tool.name, durationMs: Math.max(0, (task.endedAt ?? Date.now()) - task.startedAt), result: task.result }} tool={tool} />}
+    </Stack>
+  );
+}
 
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const refresh = () => {
-      timer = undefined;
-      api
-        .listTasks({})
-        .then((list) => live && (setTasks(list), setError(null)))
-        .catch((e: unknown) => live && setError(errorText(e)));
-    };
-    refresh();
-    const off = api.on('taskStatus', () => {
-      timer ??= setTimeout(refresh, 100);
-    });
-    return () => {
-      live = false;
-      off();
-      if (timer) clearTimeout(timer);
-    };
-  }, [api]);
+/** This server's tasks of this run, newest first; nothing while there are none. */
+export function TaskPanel({ serverId, serverName }: { serverId: string; serverName: string }) {
+  const api = useApi();
+  const store = getTasksStore(api);
+  const { tasks: all, error } = useTasks(store);
+  useEffect(() => void store.refresh(), [store]);
+  const tasks = tasksOfServer(all, serverId);
 
   if (tasks.length === 0 && !error) return null;
   return (
-    <section data-testid="task-panel" style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 6, padding: 10 }}>
+    <section data-testid="task-panel" data-server-id={serverId} style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 6, padding: 10 }}>
       <Group justify="space-between" mb={6}>
         <Text size="sm" fw={600}>
-          Tasks <Text span size="xs" c="dimmed">({tasks.length} this run)</Text>
+          Tasks on <SafeText text={serverName} clip={80} inline />{' '}
+          <Text span size="xs" c="dimmed">
+            ({tasks.length} this run)
+          </Text>
         </Text>
         {error && (
           <Text size="xs" c="red" data-testid="task-panel-error">
@@ -93,12 +114,15 @@ export function TaskPanel() {
   );
 }
 
-function TaskRow({ task }: { task: TaskInfo }) {
+function TaskRow({ task, resultOpen = false, compact = false }: { task: TaskInfo; resultOpen?: boolean; compact?: boolean }) {
   const api = useApi();
+  const { pending } = useRequests(getRequestStore(api));
+  const questions = questionsFor(pending, task);
   const [open, setOpen] = useState(false);
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const now = useTick(!TERMINAL.has(task.status));
+  const terminal = isTerminalStatus(task.status);
+  const now = useTick(!terminal);
   const elapsed = (task.endedAt ?? now) - task.startedAt;
   const cancel = async () => {
     setCancelling(true);
@@ -111,12 +135,14 @@ function TaskRow({ task }: { task: TaskInfo }) {
       setCancelling(false);
     }
   };
-  const message = task.statusMessage && task.statusMessage.length > MESSAGE_CLIP ? `${task.statusMessage.slice(0, MESSAGE_CLIP)}…` : task.statusMessage;
+  const raw = statusMessageOf(task);
+  const message = raw && raw.length > MESSAGE_CLIP ? `${raw.slice(0, MESSAGE_CLIP)}…` : raw;
+  const waiting = questions.length > 0;
   return (
-    <div data-testid="task-row" data-task-id={task.taskId} data-status={task.status} style={{ borderTop: '1px solid var(--mantine-color-default-border)', paddingTop: 6 }}>
+    <div data-testid="task-row" data-task-id={task.taskId} data-status={task.status} data-waiting={waiting} style={compact ? undefined : { borderTop: '1px solid var(--mantine-color-default-border)', paddingTop: 6 }}>
       <Group gap={8} wrap="nowrap">
-        <Badge color={STATUS_COLOR[task.status]} variant={TERMINAL.has(task.status) ? 'light' : 'filled'} size="sm" style={{ flex: 'none' }} data-testid="task-status">
-          {task.status.replace('_', ' ')}
+        <Badge color={STATUS_COLOR[task.status]} variant={terminal ? 'light' : 'filled'} size="sm" style={{ flex: 'none' }} data-testid="task-status">
+          {statusWord(task.status)}
         </Badge>
         <Text size="sm" className="mono" style={{ minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', unicodeBidi: 'plaintext' }} title={task.tool}>
           {task.tool}
@@ -128,22 +154,33 @@ function TaskRow({ task }: { task: TaskInfo }) {
           {task.taskId.slice(0, 8)}
         </Text>
         <div style={{ flex: 1 }} />
-        {!TERMINAL.has(task.status) && (
-          <Button size="compact-xs" color="red" variant="light" onClick={() => void cancel()} loading={cancelling} data-testid="task-cancel">
+        {waiting && (
+          <Button size="compact-xs" color="orange" onClick={() => showRequest(questions[0]!.id)} data-testid="task-answer" style={{ flex: 'none' }}>
+            Answer…
+          </Button>
+        )}
+        {!terminal && (
+          <Button size="compact-xs" color="red" variant="light" onClick={() => void cancel()} loading={cancelling} data-testid="task-cancel" style={{ flex: 'none' }}>
             Cancel
           </Button>
         )}
-        {task.result && (
-          <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)} data-testid="task-toggle-result">
+        {task.result && !resultOpen && (
+          <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)} data-testid="task-toggle-result" style={{ flex: 'none' }}>
             {open ? 'Hide result' : 'Result'}
           </Button>
         )}
       </Group>
-      {message && (
-        <Text size="xs" c="dimmed" mt={2} data-testid="task-status-message" style={{ unicodeBidi: 'plaintext' }}>
-          <SafeText text={message} />
+      {waiting && (
+        <Text size="xs" c="orange" fw={600} mt={2} data-testid="task-waiting">
+          Waiting for you: the server asks {questions.length === 1 ? 'a question' : `${questions.length} questions`} for this task (request center).
         </Text>
       )}
+      <Text size="xs" c="dimmed" mt={2} data-testid="task-status-message" style={{ unicodeBidi: 'plaintext' }}>
+        {terminal ? `${statusWord(task.status)[0]!.toUpperCase()}${statusWord(task.status).slice(1)} after ${formatMs(Math.max(0, elapsed))}` : null}
+        {terminal && message ? ': ' : null}
+        {message && <SafeText text={message} inline />}
+        {!terminal && !message ? 'No status message from the server.' : null}
+      </Text>
       {(error ?? task.resultError ?? task.pollError) && (
         <Text size="xs" c="red" mt={2} data-testid="task-error">
           {error ?? task.resultError ?? task.pollError}

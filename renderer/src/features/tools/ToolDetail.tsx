@@ -18,7 +18,9 @@ import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
 import { UrlElicitationRequired, isUrlElicitationRequired } from '../requests';
 import { CallErrorView, ToolResultView, formatMs } from './ToolResultView';
-import { RunAsTaskButton, TaskPanel } from '../tasks/TaskPanel';
+import { RunAsTaskButton, TaskPanel, TaskRunView } from '../tasks/TaskPanel';
+import { getTasksStore, useTasks } from '../tasks/tasks-store';
+import { latestRun, runModes } from '../tasks/task-view';
 import classes from './tools.module.css';
 import { schemaBounds, validateAgainst, type Issue, type Validation } from './validation';
 
@@ -109,11 +111,20 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
     setArgs(tool.name, parsed);
   };
 
+  const tasks = getTasksStore(api);
+  const taskRun = useTasks(tasks).runs.get(tool.name);
+  const modes = runModes(tool);
+
   const run = async (force = false) => {
     if (session?.running || checking) return;
     if (jsonError && tab === 'json') return;
     if (depthProblem) {
       setDepthBlocked(true);
+      return;
+    }
+    // A tool that requires task execution refuses a plain call (-32601): Ctrl+Enter runs it as a task.
+    if (!modes.plain) {
+      if (!taskRun?.starting) void tasks.runAsTask(tool, args);
       return;
     }
     // The previous response goes at once: what shows next belongs to this run.
@@ -127,6 +138,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
         return;
       }
       setBlocked(false);
+      tasks.clearRun(tool.name); // the Response pane follows this run now
       const started = runCall(api, tool, { args, timeoutMs: timeoutSec === '' ? undefined : Math.round(timeoutSec * 1000), resetTimeoutOnProgress: resetOnProgress });
       setChecking(false);
       await started;
@@ -220,12 +232,19 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
                 <div style={{ flex: 1 }} />
                 <SaveCall tool={tool} args={args} />
                 <RunAsTaskButton tool={tool} args={args} disabled={(!!jsonError && tab === 'json') || depthProblem !== null} />
-                <Tooltip label="Run (Ctrl+Enter)" openDelay={600}>
-                  <Button size="sm" onClick={() => void run()} loading={!!running || checking} disabled={!!jsonError && tab === 'json'} data-testid="tool-call">
-                    Run
-                  </Button>
-                </Tooltip>
+                {modes.plain && (
+                  <Tooltip label="Run (Ctrl+Enter)" openDelay={600}>
+                    <Button size="sm" onClick={() => void run()} loading={!!running || checking} disabled={!!jsonError && tab === 'json'} data-testid="tool-call">
+                      Run
+                    </Button>
+                  </Tooltip>
+                )}
               </Group>
+              {!modes.plain && (
+                <Text size="xs" c="dimmed" mt="xs" data-testid="tool-task-only">
+                  This tool runs only as a task (execution.taskSupport: required): a plain tools/call is refused by the server.
+                </Text>
+              )}
               {depthBlocked && depthProblem && (
                 <Text size="xs" c="red" mt="xs" data-testid="tool-args-too-deep">
                   {depthProblem}
@@ -249,14 +268,16 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
               <Text size="sm" fw={600}>
                 Response
               </Text>
-              {outcome && !running && (
+              {outcome && !running && latestRun(outcome, taskRun, false) === 'plain' && (
                 <Text size="xs" c="dimmed">
                   {new Date(outcome.at).toLocaleTimeString()}
                 </Text>
               )}
             </div>
             <div className={classes.sectionBody}>
-              {running ? (
+              {latestRun(outcome, taskRun, !!running || checking || blocked) === 'task' && taskRun ? (
+                <TaskRunView run={taskRun} tool={tool} />
+              ) : running ? (
                 <RunningView running={running} onCancel={() => void cancelRun(api, tool.name)} />
               ) : checking ? (
                 <Text size="sm" c="dimmed" py="lg" ta="center" data-testid="tool-checking">
@@ -280,7 +301,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
             </div>
           </section>
         </div>
-        <TaskPanel />
+        <TaskPanel serverId={tool.serverId} serverName={tool.serverName} />
       </Stack>
     </div>
   );

@@ -1,0 +1,101 @@
+/**
+ * The tasks of this run on the renderer side (one store per API): the list from `listTasks`,
+ * fetched again (coalesced) on every `taskStatus` event; and, per tool, its latest "Run as task"
+ * (when, which task, or why it could not start) so the tool's Response pane can show it.
+ */
+import { useSyncExternalStore } from 'react';
+import type { TaskInfo, ToolEntry } from '../../../../contract';
+import type { SwitchboardApi } from '../../../../contract/client';
+
+export interface TaskRun {
+  at: number;
+  serverId: string;
+  taskId?: string;
+  starting: boolean;
+  error?: string;
+}
+
+export interface TasksSnapshot {
+  tasks: TaskInfo[];
+  error: string | null;
+  /** Tool name → its latest task run. */
+  runs: ReadonlyMap<string, TaskRun>;
+}
+
+const REFRESH_MS = 100;
+
+export class TasksStore {
+  private snapshot: TasksSnapshot = { tasks: [], error: null, runs: new Map() };
+  private readonly listeners = new Set<() => void>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly api: SwitchboardApi) {
+    api.on('taskStatus', () => {
+      this.timer ??= setTimeout(() => void this.refresh(), REFRESH_MS);
+    });
+    void this.refresh();
+  }
+
+  get = (): TasksSnapshot => this.snapshot;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  async refresh(): Promise<void> {
+    this.timer = undefined;
+    try {
+      const tasks = await this.api.listTasks({});
+      this.set({ ...this.snapshot, tasks, error: null });
+    } catch (e) {
+      this.set({ ...this.snapshot, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  /** Runs a tool as a task; the run replaces the tool's previous one (and its error). */
+  async runAsTask(tool: ToolEntry, args: Record<string, unknown>): Promise<void> {
+    this.setRun(tool.name, { at: Date.now(), serverId: tool.serverId, starting: true });
+    try {
+      const started = await this.api.runToolAsTask({ tool: tool.name, serverId: tool.serverId, args });
+      this.setRun(tool.name, { ...this.snapshot.runs.get(tool.name)!, taskId: started.taskId, starting: false });
+      await this.refresh();
+    } catch (e) {
+      this.setRun(tool.name, { ...this.snapshot.runs.get(tool.name)!, starting: false, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  /** A plain Run started: the Response pane follows it, not the earlier task run. */
+  clearRun(tool: string): void {
+    if (!this.snapshot.runs.has(tool)) return;
+    const runs = new Map(this.snapshot.runs);
+    runs.delete(tool);
+    this.set({ ...this.snapshot, runs });
+  }
+
+  private setRun(tool: string, run: TaskRun): void {
+    const runs = new Map(this.snapshot.runs);
+    runs.set(tool, run);
+    this.set({ ...this.snapshot, runs });
+  }
+
+  private set(next: TasksSnapshot): void {
+    this.snapshot = next;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+const stores = new WeakMap<SwitchboardApi, TasksStore>();
+
+export function getTasksStore(api: SwitchboardApi): TasksStore {
+  let store = stores.get(api);
+  if (!store) {
+    store = new TasksStore(api);
+    stores.set(api, store);
+  }
+  return store;
+}
+
+export function useTasks(store: TasksStore): TasksSnapshot {
+  return useSyncExternalStore(store.subscribe, store.get);
+}
