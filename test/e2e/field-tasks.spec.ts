@@ -54,6 +54,7 @@ async function setArgs(page: Page, args: unknown): Promise<void> {
 }
 
 async function bothThemes(page: Page, name: string): Promise<void> {
+  await page.mouse.move(1390, 940); // no tooltip left over from the last click
   await page.emulateMedia({ colorScheme: 'light' });
   await page.waitForTimeout(300); // the theme's transitions settle before the picture
   await page.screenshot({ path: shot(`${name}-light.png`) });

@@ -140,13 +140,15 @@ function TaskRow({ task, resultOpen = false, compact = false }: { task: TaskInfo
   const waiting = questions.length > 0;
   return (
     <div data-testid="task-row" data-task-id={task.taskId} data-status={task.status} data-waiting={waiting} style={compact ? undefined : { borderTop: '1px solid var(--mantine-color-default-border)', paddingTop: 6 }}>
-      <Group gap={8} wrap="nowrap">
+      <Group gap={8} wrap={compact ? 'wrap' : 'nowrap'}>
         <Badge color={STATUS_COLOR[task.status]} variant={terminal ? 'light' : 'filled'} size="sm" style={{ flex: 'none' }} data-testid="task-status">
           {statusWord(task.status)}
         </Badge>
-        <Text size="sm" className="mono" style={{ minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', unicodeBidi: 'plaintext' }} title={task.tool}>
-          {task.tool}
-        </Text>
+        {!compact && (
+          <Text size="sm" className="mono" style={{ minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', unicodeBidi: 'plaintext' }} title={task.tool}>
+            {task.tool}
+          </Text>
+        )}
         <Text size="xs" c="dimmed" className="mono" style={{ flex: 'none' }} data-testid="task-elapsed">
           {formatMs(Math.max(0, elapsed))}
         </Text>
@@ -178,7 +180,7 @@ function TaskRow({ task, resultOpen = false, compact = false }: { task: TaskInfo
       <Text size="xs" c="dimmed" mt={2} data-testid="task-status-message" style={{ unicodeBidi: 'plaintext' }}>
         {terminal ? `${statusWord(task.status)[0]!.toUpperCase()}${statusWord(task.status).slice(1)} after ${formatMs(Math.max(0, elapsed))}` : null}
         {terminal && message ? ': ' : null}
-        {message && <SafeText text={message} inline />}
+        {message && <SafeText text={message} inline={terminal} />}
         {!terminal && !message ? 'No status message from the server.' : null}
       </Text>
       {(error ?? task.resultError ?? task.pollError) && (
