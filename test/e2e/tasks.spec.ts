@@ -43,7 +43,7 @@ async function runAsTask(page: Page, tool: string, args: unknown): Promise<void>
 
 test('long_job as a task: working → completed with its result; a second one cancelled; doomed_job failed', async ({ page }) => {
   await ready(page);
-  const rows = page.getByTestId('task-row');
+  const rows = page.getByTestId('task-panel').getByTestId('task-row'); // the panel's rows (the Response pane shows the latest run too)
 
   await runAsTask(page, 'tasks__long_job', { seconds: 2 });
   const first = rows.first();
