@@ -162,6 +162,7 @@ export function TrafficDetail({ seq, source, live, names }: { seq: number; sourc
     setTab(value);
   };
   const status = response?.http?.status;
+  const negotiation = response?.negotiation ?? event.negotiation;
   const server = names.get(event.server) ?? event.server;
   const title = isExchange ? `${request.http?.method ?? ''} ${urlPath(request.http?.url ?? '')}` : `${event.kind} ${methodStatus(event).rpc}`;
 
@@ -175,8 +176,15 @@ export function TrafficDetail({ seq, source, live, names }: { seq: number; sourc
           {close}
         </Group>
         <Group gap={6} mt={4} wrap="wrap">
+          {negotiation && (
+            <Tooltip label={negotiation === 'failed' ? 'The version-negotiation probe met a real failure.' : 'Version negotiation (server/discover): a legacy server is expected to refuse it; the client then initializes in the 2025 era. Not an error.'} multiline maw={320}>
+              <Badge size="sm" variant="light" color={negotiation === 'failed' ? 'red' : 'violet'} data-testid="traffic-detail-negotiation">
+                negotiation{negotiation === 'answer' ? ' · expected answer' : negotiation === 'failed' ? ' · failed' : ' · probe'}
+              </Badge>
+            </Tooltip>
+          )}
           {status !== undefined && (
-            <Badge size="sm" variant="light" color={status === 405 ? 'gray' : status >= 400 ? 'red' : status >= 300 ? 'yellow' : 'green'} data-testid="traffic-detail-status">
+            <Badge size="sm" variant="light" color={status === 405 || negotiation === 'answer' ? 'gray' : status >= 400 ? 'red' : status >= 300 ? 'yellow' : 'green'} data-testid="traffic-detail-status">
               {status} {response?.http?.statusText ?? ''}
             </Badge>
           )}
