@@ -18,7 +18,12 @@ export interface StoredLine extends LogLine {
   lower: string;
 }
 
-export const LEVEL_RANK: Record<LogLine['level'], number> = { debug: 0, info: 1, warning: 2, error: 3 };
+/** MCP's eight syslog levels, lowest first (RFC 5424 severities, reversed). */
+export const LEVEL_RANK: Record<LogLine['level'], number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
+export const LEVELS = Object.keys(LEVEL_RANK) as LogLine['level'][];
+
+/** The server sources of a line: everything but Switchboard's own lines names the server it is about. */
+export const SOURCE_LABEL: Record<LogLine['source'], string> = { server: 'server', stderr: 'stderr', protocol: 'protocol', app: 'switchboard' };
 
 export class LogStore {
   lines: StoredLine[] = [];
