@@ -678,6 +678,7 @@ export type RequestAnswer = z.output<typeof RequestAnswer>;
 export type ErrorKind = NonNullable<ServerStatus['errorKind']>;
 export type ServerInfo = z.output<typeof ServerInfo>;
 export type CapabilityMismatch = z.output<typeof CapabilityMismatch>;
+export type ServerIcon = z.output<typeof ServerIcon>;
 export type ObservedMethod = z.output<typeof ObservedMethod>;
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */

@@ -14,6 +14,6 @@ export function levelPickerFor(server: Pick<ServerStatus, 'state' | 'era' | 'ser
   if (server.serverCapabilities && !server.serverCapabilities.includes('logging')) {
     return { settable: false, short: 'no logging capability', reason: 'This server did not declare the logging capability at initialize: it sends no log notifications, and logging/setLevel would be refused (Method not found).' };
   }
-  if (server.era === 'modern') return { settable: false, short: 'n/a (modern era)', reason: 'The modern era has no logging/setLevel: the level travels with each request.' };
+  if (server.era === 'modern') return { settable: false, short: 'n/a (modern era)', reason: 'not in this era: the modern era has no logging/setLevel — the level travels with each request.' };
   return { settable: true };
 }

@@ -18,6 +18,7 @@ import { bodyText, clip, curlCommand, formatBytes, formatMs, formatTime, isError
 import classes from './TrafficView.module.css';
 import { rawOf } from './raw-body';
 import { traffic } from './traffic-store';
+import { serverInfoPanel } from '../server-info/model';
 
 interface Detail {
   event: TraceEvent;
@@ -191,9 +192,11 @@ export function TrafficDetail({ seq, source, live, names }: { seq: number; sourc
           <Badge size="sm" variant="outline" color="gray">
             {response?.channel ?? event.channel}
           </Badge>
-          <Badge size="sm" variant="outline" color="indigo" style={{ textTransform: 'none' }}>
-            {clip(server, 60)}
-          </Badge>
+          <Tooltip label="Server info: what it declared, what it did">
+            <Badge size="sm" variant="outline" color="indigo" style={{ textTransform: 'none', cursor: 'pointer' }} onClick={() => serverInfoPanel.open(event.server)} data-testid="traffic-detail-server">
+              {clip(server, 60)}
+            </Badge>
+          </Tooltip>
           {end?.http?.end && (
             <Badge size="sm" variant="light" color={end.http.end === 'error' ? 'red' : 'gray'}>
               {end.http.end}
