@@ -161,7 +161,14 @@ test('11: a level picker only where logging was declared; a server-caused error 
     expect(await row.getAttribute('data-level')).toBe(named);
   }
   await call('callTool', { serverId: ids.everything, tool: 'toggle-simulated-logging', args: {} });
+  await page.getByTestId('log-count').click(); // a click outside closes the level popover
+  await expect(page.getByTestId('log-levels')).toBeHidden();
   await pictures(page, 'logs-levels');
+  await page.getByTestId('log-levels-open').click();
+  await expect(page.getByTestId('log-levels')).toBeVisible();
+  await pictures(page, 'logs-level-picker');
+  await page.getByTestId('log-count').click();
+  await expect(page.getByTestId('log-levels')).toBeHidden();
 });
 
 test('6: the server info panel — what server-everything declared, and what the fixture did without declaring it', async ({ page }) => {

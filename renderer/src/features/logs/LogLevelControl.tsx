@@ -16,7 +16,7 @@ export function LogLevelControl({ servers, store }: { servers: ServerStatus[]; s
   const connected = servers.filter((s) => s.state === 'connected');
   const settable = connected.filter((s) => levelPickerFor(s).settable).length;
   return (
-    <Popover position="bottom-end" width={560} shadow="md" withArrow>
+    <Popover position="bottom-end" width={640} shadow="md" withArrow>
       <Popover.Target>
         <Button size="compact-sm" variant="default" data-testid="log-levels-open">
           Server log levels{settable ? ` (${settable})` : ''}
@@ -73,7 +73,7 @@ function LevelRow({ server, store }: { server: ServerStatus; store: LogStore }) 
         </Text>
       </Table.Td>
       <Table.Td>
-        <Badge size="xs" variant="outline" color={server.era === 'modern' ? 'gray' : 'indigo'}>
+        <Badge size="xs" variant="outline" color={server.era === 'modern' ? 'gray' : 'indigo'} style={{ overflow: 'visible' }}>
           {server.era ?? '?'}
         </Badge>
       </Table.Td>
@@ -81,6 +81,7 @@ function LevelRow({ server, store }: { server: ServerStatus; store: LogStore }) 
         <Tooltip label={picker.reason} disabled={picker.settable} multiline maw={280}>
           <NativeSelect
             size="xs"
+            w={140}
             disabled={!picker.settable || busy}
             value={current?.level ?? ''}
             onChange={(e) => e.currentTarget.value && void set(e.currentTarget.value as LogLevel)}

@@ -133,8 +133,8 @@ function Panel({ server }: { server: ServerStatus }) {
                     <Badge size="sm" variant="light" color={m.kind === 'refused' ? 'orange' : 'red'} style={{ flex: 'none' }}>
                       {m.kind === 'refused' ? 'refused' : m.kind === 'unasked' ? 'unasked' : 'undeclared'}
                     </Badge>
-                    <Text size="sm" style={{ flex: 1, overflowWrap: 'anywhere' }}>
-                      <SafeText inline text={describeMismatch(m)} clip={400} />
+                    <Text size="sm" component="div" style={{ flex: 1, minWidth: 0 }}>
+                      <SafeText text={describeMismatch(m)} clip={400} />
                     </Text>
                     {m.firstSeq !== undefined && (
                       <Anchor size="xs" component="button" style={{ flex: 'none' }} onClick={() => (serverInfoPanel.close(), navigation.showTraffic({ kind: 'seq', seq: m.firstSeq! }))}>
@@ -169,7 +169,7 @@ function Panel({ server }: { server: ServerStatus }) {
             </Section>
           </Group>
 
-          <Section title="Seen since it connected">
+          <Section title="Seen since it connected" hint="Counted from the trace since the last connect (the version probe is not counted).">
             <Observed title="notifications from the server" items={info.notifications} testId="server-info-notifications" />
             <Observed title="requests from the server" items={info.requests} testId="server-info-requests" />
             <Observed title="our requests it answered Method not found" items={info.refused} testId="server-info-refused" />
@@ -258,21 +258,23 @@ function Capabilities({ caps, testId }: { caps?: Record<string, unknown>; testId
 
 function Observed({ title, items, testId }: { title: string; items: ObservedMethod[]; testId: string }) {
   return (
-    <Group gap={6} align="baseline" wrap="wrap" data-testid={testId}>
-      <Text size="xs" c="dimmed" w={230}>
+    <Stack gap={2} data-testid={testId}>
+      <Text size="xs" c="dimmed">
         {title}
       </Text>
-      {items.length === 0 ? (
-        <Text size="xs" c="dimmed">
-          none
-        </Text>
-      ) : (
-        items.map((m) => (
-          <Badge key={m.method} size="sm" variant="default" style={{ textTransform: 'none' }} data-method={m.method}>
-            {m.method.slice(0, 80)} × {m.count.toLocaleString()}
-          </Badge>
-        ))
-      )}
-    </Group>
+      <Group gap={4} wrap="wrap">
+        {items.length === 0 ? (
+          <Text size="xs" c="dimmed" fs="italic">
+            none
+          </Text>
+        ) : (
+          items.map((m) => (
+            <Badge key={m.method} size="sm" variant="default" style={{ textTransform: 'none', fontWeight: 500, maxWidth: '100%' }} data-method={m.method}>
+              {m.method.slice(0, 80)} × {m.count.toLocaleString()}
+            </Badge>
+          ))
+        )}
+      </Group>
+    </Stack>
   );
 }
