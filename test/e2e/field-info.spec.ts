@@ -133,7 +133,7 @@ test('11: a level picker only where logging was declared; a server-caused error 
   // server-everything's own error answer: its line, its name — not "Switchboard".
   await mainCall(app, 'readResource', { serverId: ids.everything, uri: 'demo://resource/dynamic/text/0' });
   const failure = logLine(page, { source: 'protocol', text: 'Unknown resource' }).first();
-  await expect(failure).toHaveAttribute('data-server-id', ids.everything);
+  await expect(failure).toHaveAttribute('data-server-id', ids.everything!);
   await expect(failure).toHaveAttribute('data-level', 'error');
   await expect(failure).toContainText('everything');
   await expect(failure).toContainText('protocol');
@@ -205,7 +205,7 @@ test('6: the server info panel — what server-everything declared, and what the
   const instructions = fixture.getByTestId('server-info-instructions');
   await expect(instructions).toContainText('<img src=x onerror="window.__pwned=1"> <b>not bold</b>');
   await expect(instructions.locator('img, b')).toHaveCount(0);
-  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
   // Icons: the data: SVG drawn, sized; the javascript: one never used.
   await expect(fixture.getByTestId('server-info-icon')).toHaveAttribute('src', /^data:image\/svg\+xml;base64,/);
   await expect(fixture.getByTestId('server-info-icon')).toHaveAttribute('width', '40');

@@ -9,7 +9,7 @@ import { EventHub } from '../../main/core/events';
 import { LogBus } from '../../main/core/logs/log-bus';
 import { logServerFailures, writeServerError, writeServerLog } from '../../main/core/logs/server-lines';
 import { levelPickerFor } from '../../renderer/src/features/logs/level-picker';
-import { FilteredLines, LEVELS, type LogStore, type StoredLine } from '../../renderer/src/features/logs/log-store';
+import { FilteredLines, LEVELS, type StoredLine } from '../../renderer/src/features/logs/log-filter';
 
 const bus = () => new LogBus(new EventHub());
 
@@ -51,7 +51,7 @@ describe('server log lines', () => {
 
 describe('the level filter', () => {
   const store = (levels: LogLine['level'][]) =>
-    ({ lines: levels.map((level, seq) => ({ ts: seq, source: 'server', level, text: level, seq, lower: level }) satisfies StoredLine) }) as unknown as LogStore;
+    ({ lines: levels.map((level, seq) => ({ ts: seq, source: 'server', level, text: level, seq, lower: level }) satisfies StoredLine) });
 
   it('filters on all eight levels in severity order', () => {
     const all = store([...LEVELS]);
