@@ -169,6 +169,8 @@ export const ServerStatus = z.object({
   nextAttemptAt: z.number().optional(),
   /** Why the connection last went down (idle timeout, missed pings, server closed…). */
   reason: z.string().optional(),
+  /** While connected: the top-level capabilities the server declared (names only; the whole object: `serverInfo`). */
+  serverCapabilities: z.array(z.string()).optional(),
 });
 
 export const JsonObject = z.record(z.string(), z.unknown());
@@ -324,8 +326,14 @@ export const CallToolResult = z.object({
 export const LogLine = z.object({
   ts: z.number(),
   serverId: ServerId.optional(),
-  source: z.enum(['app', 'stderr', 'server']),
-  level: z.enum(['debug', 'info', 'warning', 'error']),
+  /**
+   * `server`: its log notifications (notifications/message); `stderr`: a stdio server's stderr;
+   * `protocol`: what went wrong with a server (its error answers, failed lists, broken messages,
+   * lost connections), always with its `serverId`; `app`: Switchboard's own.
+   */
+  source: z.enum(['app', 'stderr', 'server', 'protocol']),
+  /** MCP's eight syslog levels (RFC 5424), each as itself. */
+  level: LogLevel,
   text: z.string(),
 });
 
@@ -429,6 +437,56 @@ export const SignInPrompt = z.object({
   url: z.string(),
   origin: z.string(),
   scope: z.string().optional(),
+});
+
+/** A server's icon as it declared it (hostile: the renderer shows only data: and https: sources). */
+export const ServerIcon = z.object({ src: z.string(), mimeType: z.string().optional(), sizes: z.array(z.string()).optional(), theme: z.string().optional() });
+
+/** Something the server did that its declaration does not cover, or refused what it declared. */
+export const CapabilityMismatch = z.object({
+  /** `undeclared`: the server sent this without declaring the capability; `unasked`: it asked us for something we did not declare; `refused`: it answered Method not found to a method of a capability it declared. */
+  kind: z.enum(['undeclared', 'unasked', 'refused']),
+  /** The capability path, e.g. `tools.listChanged`, `logging`, client `sampling`. */
+  capability: z.string(),
+  method: z.string(),
+  count: z.number().int(),
+  firstAt: z.number(),
+  /** Trace seq of the first occurrence (jump to it in Traffic). */
+  firstSeq: z.number().int().optional(),
+});
+
+/** One method seen during the connection, with how often. */
+export const ObservedMethod = z.object({ method: z.string(), count: z.number().int(), firstAt: z.number(), lastAt: z.number(), firstSeq: z.number().int().optional() });
+
+/** What a server said at initialize, what we declared, and what it actually did since it connected. */
+export const ServerInfo = z.object({
+  serverId: ServerId,
+  /** False before the first connection of this run (nothing to show yet). */
+  known: z.boolean(),
+  connectedAt: z.number().optional(),
+  era: z.enum(['legacy', 'modern']).optional(),
+  protocolVersion: z.string().optional(),
+  transport: z.string().optional(),
+  implementation: z
+    .object({
+      name: z.string(),
+      title: z.string().optional(),
+      version: z.string().optional(),
+      description: z.string().optional(),
+      websiteUrl: z.string().optional(),
+      icons: z.array(ServerIcon).optional(),
+    })
+    .optional(),
+  /** The server's instructions: untrusted text, bounded (64 KiB) and redacted. */
+  instructions: z.string().optional(),
+  instructionsCut: z.number().int().optional(),
+  serverCapabilities: JsonObject.optional(),
+  clientCapabilities: JsonObject.optional(),
+  /** Server → client notifications and requests, and our requests it refused (Method not found). */
+  notifications: z.array(ObservedMethod),
+  requests: z.array(ObservedMethod),
+  refused: z.array(ObservedMethod),
+  mismatches: z.array(CapabilityMismatch),
 });
 
 const NoArgs = z.object({}).strict().default({});
@@ -559,6 +617,8 @@ export const methods = {
   authContinue: { args: ById, result: z.object({ continued: z.boolean() }) },
   /** Sign-in prompts waiting for a click (browser mode), e.g. for a page opened late. */
   pendingSignIns: { args: NoArgs, result: z.array(SignInPrompt) },
+  /** The server info panel: what the server declared at initialize, what we declared, what it did. */
+  serverInfo: { args: ById, result: ServerInfo },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {
@@ -628,6 +688,10 @@ export type AuthStatus = z.output<typeof AuthStatus>;
 export type SignInPrompt = z.output<typeof SignInPrompt>;
 export type RequestAnswer = z.output<typeof RequestAnswer>;
 export type ErrorKind = NonNullable<ServerStatus['errorKind']>;
+export type ServerInfo = z.output<typeof ServerInfo>;
+export type CapabilityMismatch = z.output<typeof CapabilityMismatch>;
+export type ServerIcon = z.output<typeof ServerIcon>;
+export type ObservedMethod = z.output<typeof ObservedMethod>;
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */
 export type Envelope<T = unknown> = { ok: true; result: T } | { ok: false; error: ContractErrorShape };

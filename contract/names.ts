@@ -59,6 +59,7 @@ export const METHOD_NAMES = [
   'pendingSignIns',
   'authStepMode',
   'authContinue',
+  'serverInfo',
 ] as const;
 
 export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync'] as const;

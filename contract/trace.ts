@@ -110,6 +110,13 @@ export interface TraceEvent {
   text?: string;
   /** Structured extras (spawn info, exit code, session ids, era). */
   meta?: Record<string, unknown>;
+  /**
+   * Part of the protocol-version negotiation (the 2026-07-28 `server/discover` probe), marked as
+   * the event is appended (main/core/trace/negotiation.ts): `probe` the probe request, `answer`
+   * an answer a legacy server is expected to give (Method not found, an HTTP 4xx): not an error;
+   * `failed` a probe answer that is a real failure (401/403, 5xx, a transport error).
+   */
+  negotiation?: NegotiationMark;
 }
 
 /** An event before the store assigns its sequence number and time. */
@@ -189,4 +196,22 @@ export interface ServerSnapshot {
   protocolVersion?: string;
   /** Oldest first. In pushed updates, only the most recent few; in full snapshots, the last N minutes. */
   buckets: TimeBucket[];
+}
+
+// ---------------------------------------------------------------------------------------
+// Classification: one rule for the store's error flag ("Errors only"), the table's red rows and
+// the snapshots' error counts.
+
+export type NegotiationMark = 'probe' | 'answer' | 'failed';
+
+/** An error event: a failure, a JSON-RPC error, an HTTP error (405 is a channel turned off). An expected probe answer is negotiation, not an error. */
+export function isErrorEvent(e: TraceEvent): boolean {
+  if (e.negotiation === 'answer' || e.negotiation === 'probe') return false;
+  return (
+    e.kind === 'error' ||
+    e.kind === 'stdout-garbage' ||
+    e.rpc?.kind === 'error' ||
+    (e.http?.status !== undefined && e.http.status >= 400 && e.http.status !== 405) ||
+    e.http?.end === 'error'
+  );
 }

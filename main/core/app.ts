@@ -4,7 +4,6 @@
  * build one of these and attach.
  */
 import { dirname, join } from 'node:path';
-import { safeStringify } from '../../contract/bounded-json';
 import { FileAuditLog, MemoryAuditLog, type AuditLog } from './audit/audit-log';
 import { ConnectionManager } from './connection/manager';
 import { createDispatcher, type Dispatch, type Handlers } from './dispatcher';
@@ -24,6 +23,7 @@ import { taskHandlers } from './handlers/tasks';
 import { TaskRunner } from './tasks/task-runner';
 import { traceHandlers, type TraceBulk } from './handlers/trace';
 import { LogBus } from './logs/log-bus';
+import { logServerFailures, writeServerError, writeServerLog } from './logs/server-lines';
 import type { SettingsStore } from './store/settings';
 import { TraceHub, type TraceHubOptions } from './trace/hub';
 import { removeOrphanedTraceDirs } from './trace/store';
@@ -85,9 +85,8 @@ export function createCore(options: CoreOptions): Core {
     observer: {
       onStatus: (status) => events.emit('serverState', status),
       onStderrLine: (serverId, line) => logs.write({ serverId, source: 'stderr', level: 'info', text: line }),
-      onError: (serverId, message) => logs.app('error', message, serverId),
-      onServerLog: (serverId, level, logger, data) =>
-        logs.write({ serverId, source: 'server', level: LOG_LEVELS[level] ?? 'info', text: `${logger ? `[${logger}] ` : ''}${typeof data === 'string' ? data : safeStringify(data)}` }),
+      onError: (serverId, message) => writeServerError(logs, serverId, message),
+      onServerLog: (serverId, level, logger, data) => writeServerLog(logs, serverId, level, logger, data),
       onResourceUpdated: (serverId, uri) => events.emit('resourceUpdated', { serverId, uri, ts: Date.now() }),
       onElicitationComplete: (serverId, elicitationId) => events.emit('elicitationComplete', { serverId, elicitationId, ts: Date.now() }),
     },
@@ -130,7 +129,10 @@ export function createCore(options: CoreOptions): Core {
   };
 
   return {
-    dispatch: createDispatcher(handlers, (method, error) => logs.app('error', `${method} failed: ${String(error)}`)),
+    dispatch: logServerFailures(
+      createDispatcher(handlers, (method, error) => logs.app('error', `${method} failed: ${String(error)}`)),
+      logs,
+    ),
     events,
     logs,
     connections,
@@ -147,18 +149,6 @@ export function createCore(options: CoreOptions): Core {
     },
   };
 }
-
-/** MCP's eight syslog levels, folded onto the log view's four. */
-const LOG_LEVELS: Record<string, 'debug' | 'info' | 'warning' | 'error'> = {
-  debug: 'debug',
-  info: 'info',
-  notice: 'info',
-  warning: 'warning',
-  error: 'error',
-  critical: 'error',
-  alert: 'error',
-  emergency: 'error',
-};
 
 function defaultAudit(settings: SettingsStore): AuditLog {
   return settings.location.startsWith('(') ? new MemoryAuditLog() : new FileAuditLog(join(dirname(settings.location), 'audit.jsonl'));

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtures/everything/harness';
-import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
+import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import {
   clearTrafficFilters,
   filterMethod,
@@ -124,6 +124,9 @@ test('records the calls and filters them by server, channel, method, text and er
   });
 
   await test.step('errors only, and the filters survive switching views', async () => {
+    // A real error (the version probe's expected refusals are negotiation, not errors): a read the server refuses.
+    const listed = (await mainCall(app, 'listServers')).result as { id: string; name: string }[];
+    expect((await mainCall(app, 'readResource', { serverId: listed.find((s) => s.name === 'legacy http')!.id, uri: 'fixture://no-such-resource' })).ok).toBe(false);
     await toggleErrorsOnly(page);
     await waitForFiltered(page);
     await page.getByTestId('view-tools').click();

@@ -472,17 +472,28 @@ export class ServerConnection {
       kind: 'era',
       dir: 'none',
       text: `${era} era, protocol ${protocolVersion ?? 'unknown'}${kind ? ` over ${kind}` : ''}`,
-      meta: { era, protocolVersion, transport: kind ?? 'stdio', serverInfo: info ? this.redactor.json(info, false) : undefined },
+      meta: { era, protocolVersion, transport: kind ?? 'stdio', serverInfo: info ? this.redactor.json(info, false) : undefined, ...this.initializeFacts(client) },
     });
     this.setState('connected', {
       era,
       protocolVersion,
       serverInfo: info ? { name: info.name, version: info.version } : undefined,
       toolCount: this.lists.tools.length,
+      serverCapabilities: Object.keys(client.getServerCapabilities() ?? {}).slice(0, 64),
     });
     this.deps.observer.onListsChanged?.(this.id);
     this.startHeartbeat(era);
     this.touch();
+  }
+
+  /** What the server said at initialize besides its name, and what we declared (the server info panel reads them from the `era` event). */
+  private initializeFacts(client: Client): Record<string, unknown> {
+    const instructions = client.getInstructions();
+    return {
+      capabilities: this.redactor.json(client.getServerCapabilities() ?? {}, false),
+      clientCapabilities: this.capabilities(),
+      ...(typeof instructions === 'string' ? { instructions: this.redactor.text(instructions) } : {}),
+    };
   }
 
   /** Only what the server declares: no spurious "Method not found". One failing list leaves the others. */
@@ -781,8 +792,8 @@ export class ServerConnection {
   // --------------------------------------------------------------------------------------
 
   private connectedExtras(): Partial<ServerStatus> {
-    const { era, protocolVersion, serverInfo, toolCount } = this.status;
-    return { era, protocolVersion, serverInfo, toolCount };
+    const { era, protocolVersion, serverInfo, toolCount, serverCapabilities } = this.status;
+    return { era, protocolVersion, serverInfo, toolCount, serverCapabilities };
   }
 
   private freshStatus(state: ConnectionState): ServerStatus {

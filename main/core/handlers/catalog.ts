@@ -55,6 +55,7 @@ export function catalogHandlers(ctx: CoreContext): CatalogHandlers {
     setLogLevel: async ({ serverId, level }) => {
       const connection = findConnection(ctx, serverId);
       if (connection.snapshot().era === 'modern') throw new CoreError('conflict', 'logging/setLevel does not exist in the modern (2026-07-28) era: the level travels with each request.');
+      if (connection.serverCapabilities() && !connection.serverCapabilities()?.logging) throw new CoreError('conflict', `"${connection.config.name}" did not declare the logging capability at initialize: it sends no log notifications, and logging/setLevel would be refused.`, { kind: 'unsupported' });
       await requestServer(ctx, connection, 'logging/setLevel', (client, timeout) => client.setLoggingLevel(level, { timeout }));
       return { level };
     },

@@ -1,4 +1,4 @@
-/** Handlers for the server list: add, edit, duplicate, remove, connect, test, import, export. */
+/** Handlers for the server list: add, edit, duplicate, remove, connect, test, import, export, and each server's info. */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ServerConfig, ServerConfigInput, ServerStatus } from '../../../contract';
@@ -7,6 +7,7 @@ import { exportServers } from '../config/export';
 import { parseServerFile } from '../config/import';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
+import { ServerInfoTracker } from '../server-info/tracker';
 import { findConnection, type CoreContext } from './context';
 
 type ServerHandlers = Pick<
@@ -23,9 +24,12 @@ type ServerHandlers = Pick<
   | 'exportServers'
   | 'discoverConfigs'
   | 'readConfigFile'
+  | 'serverInfo'
 >;
 
 export function serverHandlers(ctx: CoreContext): ServerHandlers {
+  // Watches the live trace from the start, so the info panel knows what each server did since it connected.
+  const info = new ServerInfoTracker(ctx.trace);
   const configs = () => ctx.connections.all().map((c) => c.config);
 
   const assertNameFree = (name: string, exceptId?: string) => {
@@ -68,6 +72,7 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
       save(configs().filter((c) => c.id !== id));
       await ctx.connections.remove(id);
       ctx.trace.snapshots.forget(id);
+      info.forget(id);
       return { removed: true };
     },
     connectServer: async ({ id }) => {
@@ -112,6 +117,10 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
     exportServers: async ({ ids, format }) => {
       const chosen = ids ? ids.map((id) => findConnection(ctx, id).config) : configs();
       return { text: exportServers(chosen, format) };
+    },
+    serverInfo: async ({ id }) => {
+      findConnection(ctx, id);
+      return info.info(id);
     },
     discoverConfigs: async () => discoverConfigs(),
     readConfigFile: async ({ path }) => {

@@ -179,7 +179,7 @@ export class SnapshotEngine {
         stats.lastStatus = status;
         if (status === 405 && (event.channel === 'get' || event.channel === 'delete')) {
           stats.state = 'disabled';
-        } else if (status !== undefined && status >= 400) {
+        } else if (status !== undefined && status >= 400 && !isNegotiation(event)) {
           stats.errors++;
           stats.state = 'error';
           stats.lastError = `HTTP ${status}${event.http?.statusText ? ` ${event.http.statusText}` : ''}`;
@@ -382,7 +382,7 @@ export class SnapshotEngine {
         // A response travels the other way from its request.
         const key = `${direction === 'in' ? 'out' : 'in'}:${rpc.id}`;
         const pending = state.pending.get(key);
-        if (rpc.kind === 'error') {
+        if (rpc.kind === 'error' && !isNegotiation(event)) {
           if (stats) {
             stats.errors++;
             stats.lastError = `JSON-RPC ${rpc.errorCode ?? ''} ${rpc.errorMessage ?? ''}`.trim();
@@ -435,6 +435,14 @@ export class SnapshotEngine {
       buckets: structuredClone(recentBuckets === undefined ? state.buckets : state.buckets.slice(-recentBuckets)),
     };
   }
+}
+
+/**
+ * A legacy server's expected answer to the version probe (marked by the store, see
+ * negotiation.ts): counted as a message, never as an error — the same rule as "Errors only".
+ */
+function isNegotiation(event: TraceEvent): boolean {
+  return event.negotiation === 'answer';
 }
 
 /** Requests, notifications and pings in one pass. */

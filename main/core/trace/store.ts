@@ -10,8 +10,9 @@ import { closeSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIMITS, safeStringify } from '../../../contract/bounded-json';
-import { CHANNELS, EVENT_KINDS, type Channel, type EventKind, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
+import { CHANNELS, EVENT_KINDS, isErrorEvent as isError, type Channel, type EventKind, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
 import { Column, Interner } from './columns';
+import { NegotiationMarker } from './negotiation';
 
 export interface TraceStoreOptions {
   /** Full events kept in memory (default 20,000). */
@@ -116,6 +117,8 @@ export class TraceStore {
   private readonly sessions = new Interner();
   /** An exchange's channel as its response decided it (a POST is post-json or post-sse only once answered). */
   private readonly exchangeChannel = new Map<number, number>();
+  /** Marks the version-negotiation probe and its expected answers (not errors). */
+  private readonly negotiation = new NegotiationMarker();
 
   private readonly recent: (TraceEvent | undefined)[];
   private count = 0;
@@ -177,6 +180,7 @@ export class TraceStore {
     const event = input as TraceEvent;
     event.seq = index + 1;
     event.ts = input.ts ?? this.now();
+    this.negotiation.mark(event);
     if (event.body !== undefined && (event.bytes ?? 0) > this.previewBytes) {
       try {
         this.storeBlob(event);
@@ -442,16 +446,6 @@ export class TraceStore {
 function matchesText(event: TraceEvent, text: string): boolean {
   if (serializeEvent(event.raw === undefined ? event : { ...event, raw: undefined }).toLowerCase().includes(text)) return true;
   return event.raw !== undefined && event.raw.toLowerCase().includes(text);
-}
-
-function isError(event: TraceEvent): boolean {
-  return (
-    event.kind === 'error' ||
-    event.kind === 'stdout-garbage' ||
-    event.rpc?.kind === 'error' ||
-    (event.http?.status !== undefined && event.http.status >= 400 && event.http.status !== 405) ||
-    event.http?.end === 'error'
-  );
 }
 
 function formatBytes(bytes: number): string {

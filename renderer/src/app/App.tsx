@@ -15,6 +15,7 @@ import { RequestBadge, RequestCenter } from '../features/requests';
 import { getRequestStore } from '../features/requests/store';
 import { ResourcesView } from '../features/resources/ResourcesView';
 import { ServerSidebar } from '../features/servers/ServerSidebar';
+import { ServerInfoDrawer } from '../features/server-info/ServerInfoDrawer';
 import { TimelineView } from '../features/timeline/TimelineView';
 import { ToolsView } from '../features/tools/ToolsView';
 import { TrafficView } from '../features/traffic/TrafficView';
@@ -143,6 +144,9 @@ export function App({ carrier }: { carrier: CarrierKind }) {
       </ViewBoundary>
       <ViewBoundary view="sign-in">
         <SignInPrompts servers={servers} />
+      </ViewBoundary>
+      <ViewBoundary view="server-info">
+        <ServerInfoDrawer servers={servers} />
       </ViewBoundary>
     </AppShell>
   );

@@ -55,8 +55,8 @@ export function logLine(page: Page, filter: { source?: string; level?: string; t
   return filter.text ? lines.filter({ hasText: filter.text }) : lines;
 }
 
-export async function setMinLevel(page: Page, level: 'debug' | 'info' | 'warning' | 'error'): Promise<void> {
-  await page.getByTestId('log-filter-level').getByText(level, { exact: true }).click();
+export async function setMinLevel(page: Page, level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'): Promise<void> {
+  await page.getByTestId('log-filter-level').selectOption(level);
 }
 
 export async function toggleSource(page: Page, source: 'server' | 'stderr' | 'switchboard'): Promise<void> {

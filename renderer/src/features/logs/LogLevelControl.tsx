@@ -1,30 +1,32 @@
 /**
- * `logging/setLevel` per server. Legacy era only: the modern era has no such method (the level
- * travels with each request), so the control says so and stays disabled there.
+ * `logging/setLevel` per server. Only for servers that declared the `logging` capability at
+ * initialize (any other answers "Method not found"), and legacy era only: the modern era has no
+ * such method (the level travels with each request). Every other row says why it has no picker.
  */
 import { Badge, Button, Group, NativeSelect, Popover, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useState } from 'react';
 import { LogLevel, type ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import type { LogStore } from './log-store';
+import { levelPickerFor } from './level-picker';
 
 const LEVELS = LogLevel.options;
 
 export function LogLevelControl({ servers, store }: { servers: ServerStatus[]; store: LogStore }) {
   const connected = servers.filter((s) => s.state === 'connected');
-  const legacy = connected.filter((s) => s.era === 'legacy').length;
+  const settable = connected.filter((s) => levelPickerFor(s).settable).length;
   return (
-    <Popover position="bottom-end" width={560} shadow="md" withArrow>
+    <Popover position="bottom-end" width={640} shadow="md" withArrow>
       <Popover.Target>
         <Button size="compact-sm" variant="default" data-testid="log-levels-open">
-          Server log levels{legacy ? ` (${legacy})` : ''}
+          Server log levels{settable ? ` (${settable})` : ''}
         </Button>
       </Popover.Target>
       <Popover.Dropdown data-testid="log-levels">
         <Stack gap="xs">
           <Text size="xs" c="dimmed">
-            Asks a server to send log notifications at this level and above (<span className="mono">logging/setLevel</span>). Legacy-era servers only: in the modern era
-            there is no such method — the level travels with each request.
+            Asks a server to send log notifications at this level and above (<span className="mono">logging/setLevel</span>). Only servers that declared the{' '}
+            <span className="mono">logging</span> capability, in the legacy era: in the modern era there is no such method — the level travels with each request.
           </Text>
           {connected.length === 0 ? (
             <Text size="sm" c="dimmed">
@@ -50,7 +52,7 @@ function LevelRow({ server, store }: { server: ServerStatus; store: LogStore }) 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const current = store.levels.get(server.id);
-  const modern = server.era === 'modern';
+  const picker = levelPickerFor(server);
   const set = async (level: LogLevel) => {
     setBusy(true);
     setError(null);
@@ -64,25 +66,26 @@ function LevelRow({ server, store }: { server: ServerStatus; store: LogStore }) 
     }
   };
   return (
-    <Table.Tr data-testid="log-level-row" data-server-name={server.name} data-era={server.era ?? ''}>
+    <Table.Tr data-testid="log-level-row" data-server-name={server.name} data-era={server.era ?? ''} data-settable={picker.settable} data-reason={picker.reason ?? ''}>
       <Table.Td style={{ maxWidth: 180 }}>
         <Text size="sm" fw={500} truncate style={{ unicodeBidi: 'isolate' }}>
           {server.name}
         </Text>
       </Table.Td>
       <Table.Td>
-        <Badge size="xs" variant="outline" color={modern ? 'gray' : 'indigo'}>
+        <Badge size="xs" variant="outline" color={server.era === 'modern' ? 'gray' : 'indigo'} style={{ overflow: 'visible' }}>
           {server.era ?? '?'}
         </Badge>
       </Table.Td>
       <Table.Td>
-        <Tooltip label="The modern era has no logging/setLevel: the level travels with each request." disabled={!modern} multiline maw={260}>
+        <Tooltip label={picker.reason} disabled={picker.settable} multiline maw={280}>
           <NativeSelect
             size="xs"
-            disabled={modern || busy}
+            w={140}
+            disabled={!picker.settable || busy}
             value={current?.level ?? ''}
             onChange={(e) => e.currentTarget.value && void set(e.currentTarget.value as LogLevel)}
-            data={[{ value: '', label: modern ? 'n/a (modern era)' : 'server default', disabled: true }, ...LEVELS.map((l) => ({ value: l, label: l }))]}
+            data={picker.settable ? [{ value: '', label: 'server default', disabled: true }, ...LEVELS.map((l) => ({ value: l, label: l }))] : [{ value: '', label: picker.short ?? 'n/a' }]}
             aria-label={`Log level for ${server.name}`}
             data-testid="log-level-select"
           />
@@ -93,9 +96,9 @@ function LevelRow({ server, store }: { server: ServerStatus; store: LogStore }) 
           <Text size="xs" c="red" className="pre-wrap" data-testid="log-level-error">
             {error.slice(0, 400)}
           </Text>
-        ) : modern ? (
-          <Text size="xs" c="dimmed">
-            not in this era
+        ) : !picker.settable ? (
+          <Text size="xs" c="dimmed" maw={260} data-testid="log-level-why">
+            {picker.reason}
           </Text>
         ) : current ? (
           <Group gap={4} wrap="nowrap">

@@ -1,26 +1,27 @@
 /**
  * Everything servers and Switchboard say: servers' log notifications (`server`), the stderr of
- * stdio servers (`stderr`), Switchboard's own errors (`app`). A virtualized list that follows
+ * stdio servers (`stderr`), what went wrong with a server (`protocol`: its error answers, failed
+ * lists, lost connections — attributed to that server), Switchboard's own errors (`app`). A virtualized list that follows
  * the tail, with filters (minimum level, source, server, text), copy and save, and the
  * per-server `logging/setLevel` control.
  */
-import { Button, Chip, Group, SegmentedControl, Select, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
+import { Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText, downloadText } from '../../components/download';
 import { useNavigation } from '../../state/navigation';
-import { FilteredLines, KEEP, useLogStore, type LogFilter, type StoredLine } from './log-store';
+import { FilteredLines, KEEP, LEVELS, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
 import classes from './logs.module.css';
 
 const SOURCES: { value: LogLine['source']; label: string; hint: string }[] = [
-  { value: 'server', label: 'server', hint: 'notifications/message from servers' },
-  { value: 'stderr', label: 'stderr', hint: 'what stdio servers write to stderr' },
-  { value: 'app', label: 'switchboard', hint: "Switchboard's own warnings and errors" },
+  { value: 'server', label: SOURCE_LABEL.server, hint: 'notifications/message from servers' },
+  { value: 'stderr', label: SOURCE_LABEL.stderr, hint: 'what stdio servers write to stderr' },
+  { value: 'protocol', label: SOURCE_LABEL.protocol, hint: "What went wrong with a server: its error answers (Method not found, a failed read), failed lists, broken messages, lost connections" },
+  { value: 'app', label: SOURCE_LABEL.app, hint: "Switchboard's own warnings and errors" },
 ];
-const LEVEL_CLASS: Record<LogLine['level'], string> = { debug: classes.debug!, info: classes.info!, warning: classes.warning!, error: classes.error! };
 /** A line shows at most this much until expanded: long lines must not push the others away. */
 const CLIP_CHARS = 600;
 const CLIP_LINES = 8;
@@ -50,7 +51,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const nav = useNavigation();
   const store = useLogStore(api);
   const [minLevel, setMinLevel] = useState<LogLine['level']>('debug');
-  const [sources, setSources] = useState<LogLine['source'][]>(['server', 'stderr', 'app']);
+  const [sources, setSources] = useState<LogLine['source'][]>(['server', 'stderr', 'protocol', 'app']);
   const [server, setServer] = useState<string>(() => nav.serverId ?? ALL);
   const [text, setText] = useState('');
   const [follow, setFollow] = useState(true);
@@ -94,12 +95,14 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
           data-search-input
           data-testid="log-filter-text"
         />
-        <Tooltip label="Minimum level">
-          <SegmentedControl
+        <Tooltip label="Minimum level: this level and the more severe ones (MCP's eight syslog levels)">
+          <NativeSelect
             size="xs"
+            w={150}
             value={minLevel}
-            onChange={(v) => setMinLevel(v as LogLine['level'])}
-            data={['debug', 'info', 'warning', 'error']}
+            onChange={(e) => setMinLevel(e.currentTarget.value as LogLine['level'])}
+            data={LEVELS.map((l) => ({ value: l, label: l === 'debug' ? 'all levels' : `${l} and above` }))}
+            aria-label="Minimum level"
             data-testid="log-filter-level"
           />
         </Tooltip>
@@ -248,7 +251,7 @@ function LogList({
               key={v.key}
               data-index={v.index}
               ref={virtualizer.measureElement}
-              className={`${classes.row} ${line.level === 'error' ? classes.levelError : line.level === 'warning' ? classes.levelWarning : ''}`}
+              className={`${classes.row} ${classes[`row-${line.level}`] ?? ''}`}
               style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
               data-testid="log-line"
               data-level={line.level}
@@ -258,8 +261,10 @@ function LogList({
               <span className={classes.time} title={new Date(line.ts).toISOString()}>
                 {clock(line.ts)}
               </span>
-              <span className={`${classes.tag} ${LEVEL_CLASS[line.level]}`}>{line.level}</span>
-              <span className={`${classes.tag} ${classes[`src-${line.source}`] ?? ''}`}>{line.source === 'app' ? 'switchboard' : line.source}</span>
+              <span className={`${classes.tag} ${classes[`level-${line.level}`] ?? ''}`} data-testid="log-level-tag">
+                {line.level}
+              </span>
+              <span className={`${classes.tag} ${classes[`src-${line.source}`] ?? ''}`}>{SOURCE_LABEL[line.source] ?? line.source}</span>
               <span className={classes.server} title={nameOf(line.serverId)}>
                 {nameOf(line.serverId)}
               </span>

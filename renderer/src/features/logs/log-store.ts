@@ -5,20 +5,12 @@
  */
 import { useSyncExternalStore } from 'react';
 import type { LogLevel, LogLine } from '../../../../contract';
+import type { StoredLine } from './log-filter';
 import type { SwitchboardApi } from '../../../../contract/client';
 
 export const KEEP = 50_000;
 const TRIM_SLACK = 5_000;
 const TICK_MS = 150;
-
-export interface StoredLine extends LogLine {
-  /** Position in the stream (never reused), for keys and incremental filtering. */
-  seq: number;
-  /** Lower-cased text for the text filter. */
-  lower: string;
-}
-
-export const LEVEL_RANK: Record<LogLine['level'], number> = { debug: 0, info: 1, warning: 2, error: 3 };
 
 export class LogStore {
   lines: StoredLine[] = [];
@@ -126,50 +118,4 @@ export function useLogStore(api: SwitchboardApi): LogStore {
   return store;
 }
 
-export interface LogFilter {
-  minLevel: LogLine['level'];
-  sources: LogLine['source'][];
-  /** undefined: all; '' : Switchboard's own lines (no server); else a server id. */
-  server?: string;
-  text: string;
-}
-
-/**
- * Filters incrementally: while the filter is the same, only lines added since the last call
- * are scanned and lines dropped from the front are dropped from the result.
- */
-export class FilteredLines {
-  private key = '';
-  private scannedSeq = -1;
-  result: StoredLine[] = [];
-
-  update(store: LogStore, filter: LogFilter): StoredLine[] {
-    const key = JSON.stringify(filter);
-    const first = store.lines[0]?.seq ?? Infinity;
-    // A changed filter, or a clear that took lines we already scanned: start over.
-    if (key !== this.key || (store.lines.length === 0 && this.result.length > 0)) {
-      this.key = key;
-      this.scannedSeq = -1;
-      this.result = [];
-    }
-    const min = LEVEL_RANK[filter.minLevel];
-    const sources = new Set(filter.sources);
-    const text = filter.text.trim().toLowerCase();
-    const matches = (l: StoredLine) =>
-      LEVEL_RANK[l.level] >= min &&
-      sources.has(l.source) &&
-      (filter.server === undefined || (filter.server === '' ? !l.serverId : l.serverId === filter.server)) &&
-      (!text || l.lower.includes(text));
-
-    let dropFront = 0;
-    while (dropFront < this.result.length && this.result[dropFront]!.seq < first) dropFront++;
-    const added: StoredLine[] = [];
-    // Lines are in seq order: find where the unscanned part starts.
-    let start = store.lines.length;
-    while (start > 0 && store.lines[start - 1]!.seq > this.scannedSeq) start--;
-    for (let i = start; i < store.lines.length; i++) if (matches(store.lines[i]!)) added.push(store.lines[i]!);
-    if (store.lines.length) this.scannedSeq = store.lines[store.lines.length - 1]!.seq;
-    if (dropFront || added.length) this.result = [...this.result.slice(dropFront), ...added];
-    return this.result;
-  }
-}
+export { FilteredLines, LEVELS, LEVEL_RANK, SOURCE_LABEL, type LogFilter, type StoredLine } from './log-filter';

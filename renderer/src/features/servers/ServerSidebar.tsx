@@ -9,6 +9,7 @@ import { useSignInAction, useSignIns } from '../auth';
 import { navigation, useNavigation } from '../../state/navigation';
 import { ImportModal } from './ImportModal';
 import { ServerForm } from './ServerForm';
+import { serverInfoPanel } from '../server-info/model';
 
 /** The current time, re-rendering twice a second while something counts down. */
 function useNow(active: boolean): number {
@@ -181,6 +182,9 @@ function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatu
               }}
             >
               Test connection
+            </Menu.Item>
+            <Menu.Item onClick={() => serverInfoPanel.open(server.id)} data-testid="server-show-info">
+              Server info…
             </Menu.Item>
             <Menu.Item onClick={() => navigation.showTraffic({ kind: 'server', serverId: server.id })}>Show traffic</Menu.Item>
             {target.type === 'http' && (

@@ -217,6 +217,7 @@ export class TimelineModel {
   }
 
   private error(event: TraceEvent, rpc?: RpcSummary): void {
+    if (event.negotiation === 'answer') return; // the version probe's expected refusal is not an error (contract/trace.ts isErrorEvent)
     this.tick(this.lane(event.server, 'errors'), event, 'error', rpc);
   }
 
@@ -312,7 +313,7 @@ export class TimelineModel {
         break;
       case 'jsonrpc-out':
       case 'jsonrpc-in':
-        this.tick(this.lane(server, 'channel', event.channel), event, event.rpc?.kind === 'error' ? 'error' : event.dir === 'out' ? 'out' : 'in', event.rpc);
+        this.tick(this.lane(server, 'channel', event.channel), event, event.rpc?.kind === 'error' && event.negotiation !== 'answer' ? 'error' : event.dir === 'out' ? 'out' : 'in', event.rpc);
         break;
       case 'session':
       case 'era':
@@ -424,7 +425,7 @@ export class TimelineModel {
         if (rpc.kind === 'error') this.error(event, rpc);
         if (!span) break;
         this.pending.delete(key);
-        let status: SpanStatus = rpc.kind === 'error' ? 'error' : 'ok';
+        let status: SpanStatus = rpc.kind === 'error' && event.negotiation !== 'answer' ? 'error' : 'ok';
         if (rpc.kind === 'error') span.detail = `${rpc.errorCode ?? ''} ${rpc.errorMessage ?? ''}`.trim();
         else if (!event.batch && (event.body as { result?: { isError?: unknown } } | undefined)?.result?.isError === true) {
           status = 'tool-error';

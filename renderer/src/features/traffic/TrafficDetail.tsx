@@ -18,6 +18,7 @@ import { bodyText, clip, curlCommand, formatBytes, formatMs, formatTime, isError
 import classes from './TrafficView.module.css';
 import { rawOf } from './raw-body';
 import { traffic } from './traffic-store';
+import { serverInfoPanel } from '../server-info/model';
 
 interface Detail {
   event: TraceEvent;
@@ -162,6 +163,7 @@ export function TrafficDetail({ seq, source, live, names }: { seq: number; sourc
     setTab(value);
   };
   const status = response?.http?.status;
+  const negotiation = response?.negotiation ?? event.negotiation;
   const server = names.get(event.server) ?? event.server;
   const title = isExchange ? `${request.http?.method ?? ''} ${urlPath(request.http?.url ?? '')}` : `${event.kind} ${methodStatus(event).rpc}`;
 
@@ -175,17 +177,26 @@ export function TrafficDetail({ seq, source, live, names }: { seq: number; sourc
           {close}
         </Group>
         <Group gap={6} mt={4} wrap="wrap">
+          {negotiation && (
+            <Tooltip label={negotiation === 'failed' ? 'The version-negotiation probe met a real failure.' : 'Version negotiation (server/discover): a legacy server is expected to refuse it; the client then initializes in the 2025 era. Not an error.'} multiline maw={320}>
+              <Badge size="sm" variant="light" color={negotiation === 'failed' ? 'red' : 'violet'} data-testid="traffic-detail-negotiation">
+                negotiation{negotiation === 'answer' ? ' · expected answer' : negotiation === 'failed' ? ' · failed' : ' · probe'}
+              </Badge>
+            </Tooltip>
+          )}
           {status !== undefined && (
-            <Badge size="sm" variant="light" color={status === 405 ? 'gray' : status >= 400 ? 'red' : status >= 300 ? 'yellow' : 'green'} data-testid="traffic-detail-status">
+            <Badge size="sm" variant="light" color={status === 405 || negotiation === 'answer' ? 'gray' : status >= 400 ? 'red' : status >= 300 ? 'yellow' : 'green'} data-testid="traffic-detail-status">
               {status} {response?.http?.statusText ?? ''}
             </Badge>
           )}
           <Badge size="sm" variant="outline" color="gray">
             {response?.channel ?? event.channel}
           </Badge>
-          <Badge size="sm" variant="outline" color="indigo" style={{ textTransform: 'none' }}>
-            {clip(server, 60)}
-          </Badge>
+          <Tooltip label="Server info: what it declared, what it did">
+            <Badge size="sm" variant="outline" color="indigo" style={{ textTransform: 'none', cursor: 'pointer' }} onClick={() => serverInfoPanel.open(event.server)} data-testid="traffic-detail-server">
+              {clip(server, 60)}
+            </Badge>
+          </Tooltip>
           {end?.http?.end && (
             <Badge size="sm" variant="light" color={end.http.end === 'error' ? 'red' : 'gray'}>
               {end.http.end}

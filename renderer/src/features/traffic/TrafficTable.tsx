@@ -17,6 +17,7 @@ import {
   formatTime,
   isDisabledEvent,
   isErrorEvent,
+  isNegotiationEvent,
   isNotification,
   isSeparator,
   methodStatus,
@@ -355,9 +356,10 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
   const name = serverName(names, event.server);
   const error = isErrorEvent(event);
   const disabled = !error && isDisabledEvent(event);
+  const negotiation = isNegotiationEvent(event) ? event.negotiation : undefined;
   return (
     <div
-      className={cx(classes.row, error && classes.error, disabled && classes.disabled, isNotification(event) && classes.notification, child && classes.child, selected && classes.selected)}
+      className={cx(classes.row, error && classes.error, disabled && classes.disabled, negotiation && !error && classes.negotiation, isNotification(event) && classes.notification, child && classes.child, selected && classes.selected)}
       style={style}
       onClick={() => onRowClick(event.seq)}
       role="row"
@@ -372,6 +374,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
       data-status={event.http?.status}
       data-error={error || undefined}
       data-disabled={disabled || undefined}
+      data-negotiation={negotiation}
       data-exchange={attr(event.exchange, 64)}
     >
       <span className={classes.num}>{event.seq}</span>
@@ -381,6 +384,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
       <span>{DIR_ARROW[event.dir]}</span>
       <span>{event.kind}</span>
       <span className={classes.method}>
+        {negotiation && <NegotiationBadge mark={negotiation} />}
         {http && <span className={classes.httpTag}>{http}</span>}
         {rpc}
         {extra && <span className={classes.dimmed}> {rpc ? '· ' : ''}{extra}</span>}
@@ -398,14 +402,15 @@ function GroupRow({ group, style, selected, open, names, live }: { group: Exchan
   const head = group.request ?? group.first;
   const channel = group.response?.channel ?? group.end?.channel ?? channelOf(head, live);
   const status = group.response?.http?.status;
-  const error = group.errors > 0 || (status !== undefined && status >= 400 && status !== 405);
+  const negotiation = group.request?.negotiation !== undefined || group.response?.negotiation !== undefined;
+  const error = group.errors > 0 || (group.response ? isErrorEvent(group.response) : false);
   const disabled = status === 405;
   const rpc = clip(head.rpc?.method ?? (head.batch ? `batch (${head.batch.length})` : ''), 200);
   const end = group.end?.http?.end;
   const events = group.events.length;
   return (
     <div
-      className={cx(classes.row, classes.group, error && classes.error, disabled && classes.disabled, selected && classes.selected)}
+      className={cx(classes.row, classes.group, error && classes.error, disabled && classes.disabled, negotiation && !error && classes.negotiation, selected && classes.selected)}
       style={style}
       onClick={() => onRowClick(group.seq)}
       onDoubleClick={() => traffic.toggleExpanded(group.exchange)}
@@ -420,6 +425,8 @@ function GroupRow({ group, style, selected, open, names, live }: { group: Exchan
       data-channel={channel}
       data-events={events}
       data-method={attr(rpc)}
+      data-negotiation={negotiation ? (error ? 'failed' : 'answer') : undefined}
+      data-error={error || undefined}
     >
       <span className={classes.num}>{group.seq}</span>
       <span>{formatTime(group.first.ts)}</span>
@@ -440,6 +447,7 @@ function GroupRow({ group, style, selected, open, names, live }: { group: Exchan
         >
           {open ? '▾' : '▸'}
         </span>
+        {negotiation && <NegotiationBadge mark={error ? 'failed' : 'answer'} />}
         <span className={classes.httpTag}>
           {head.http?.method ?? ''}
           {status !== undefined ? ` ${status}${disabled ? ' disabled' : ''}` : group.end ? '' : ' …'}
@@ -458,5 +466,19 @@ function GroupRow({ group, style, selected, open, names, live }: { group: Exchan
       <span className={classes.right}>{formatBytes(group.end?.bytes)}</span>
       <span className={classes.right}>{formatMs(group.end?.durationMs)}</span>
     </div>
+  );
+}
+
+const NEGOTIATION_HINT: Record<NonNullable<TraceEvent['negotiation']>, string> = {
+  probe: 'Version negotiation: the 2026-07-28 server/discover probe. A legacy server is expected to refuse it.',
+  answer: 'Version negotiation: the answer a legacy server is expected to give the probe (not an error). The client then initializes in the 2025 era.',
+  failed: 'Version negotiation: the probe met a real failure (authorization, a server error or a broken transport).',
+};
+
+function NegotiationBadge({ mark }: { mark: NonNullable<TraceEvent['negotiation']> }) {
+  return (
+    <span className={cx(classes.negotiationTag, mark === 'failed' && classes.negotiationFailed)} title={NEGOTIATION_HINT[mark]} data-testid="negotiation-badge">
+      negotiation
+    </span>
   );
 }

@@ -2,15 +2,12 @@
 import { safeStringify } from '../../../../contract/bounded-json';
 import type { TraceEvent } from '../../../../contract/trace';
 
-/** Same rule as the store's error flag (main/core/trace/store.ts), so "errors only" and red rows agree. */
-export function isErrorEvent(e: TraceEvent): boolean {
-  return (
-    e.kind === 'error' ||
-    e.kind === 'stdout-garbage' ||
-    e.rpc?.kind === 'error' ||
-    (e.http?.status !== undefined && e.http.status >= 400 && e.http.status !== 405) ||
-    e.http?.end === 'error'
-  );
+/** The store's error flag, the snapshots' counts and the red rows share one rule (contract/trace.ts). */
+export { isErrorEvent } from '../../../../contract/trace';
+
+/** Part of the version negotiation (the `server/discover` probe and a legacy server's expected answer): shown with its own badge. */
+export function isNegotiationEvent(e: TraceEvent): boolean {
+  return e.negotiation !== undefined;
 }
 
 /** A channel the server turned off (405 on GET) — expected, shown grey, not red. */

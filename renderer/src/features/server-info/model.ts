@@ -1,0 +1,77 @@
+/**
+ * The server info panel's pure parts (no React, unit-tested): which icons may be shown, the
+ * words for each "declared vs did" finding, the capability list, and which panel is open.
+ */
+import type { CapabilityMismatch, ServerIcon } from '../../../../contract';
+
+type Icon = { src: string; mimeType?: string; sizes?: string[]; theme?: string };
+export type { ServerIcon };
+
+const IMAGE_DATA = /^data:image\/(png|jpeg|gif|webp|svg\+xml|x-icon|vnd\.microsoft\.icon)(;[a-z0-9=.+-]+)*(;base64)?,/i;
+
+/**
+ * How an icon may be shown: `image` for a data: image (drawn as an <img>, where an SVG cannot run
+ * script), `link` for an https URL (this page loads no remote images: its CSP allows only its own
+ * and data: sources, so the address is listed instead), `refused` for anything else.
+ */
+export function iconVerdict(icon: Pick<Icon, 'src'>): { kind: 'image' | 'link' | 'refused'; reason?: string } {
+  const src = icon.src.trim();
+  if (IMAGE_DATA.test(src)) return { kind: 'image' };
+  let url: URL;
+  try {
+    url = new URL(src);
+  } catch {
+    return { kind: 'refused', reason: 'not a URL' };
+  }
+  if (url.protocol === 'https:' && !url.username && !url.password) return { kind: 'link', reason: 'remote images are not loaded (only data: icons are drawn)' };
+  return { kind: 'refused', reason: `${url.protocol} icons are never used (only data: images and https: addresses)` };
+}
+
+/** The sentence for one finding. */
+export function describeMismatch(m: CapabilityMismatch): string {
+  const times = m.count === 1 ? 'once' : `${m.count.toLocaleString('en-US')} times`;
+  switch (m.kind) {
+    case 'undeclared':
+      return `Sent ${m.method} ${times} without declaring ${m.capability}.`;
+    case 'unasked':
+      return `Asked for ${m.method} ${times}, but Switchboard did not declare the ${m.capability} capability.`;
+    case 'refused':
+      return `Declared ${m.capability}, but answered ${m.method} with "Method not found" (${times}).`;
+  }
+}
+
+/** A capability object as rows: `tools` → `listChanged`, for the two capability tables. */
+export function capabilityRows(caps: Record<string, unknown> | undefined): { name: string; detail: string }[] {
+  if (!caps) return [];
+  return Object.entries(caps)
+    .slice(0, 100)
+    .map(([name, value]) => ({ name: name.slice(0, 100), detail: detailOf(value) }));
+}
+
+function detailOf(value: unknown): string {
+  if (value === true) return 'yes';
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return JSON.stringify(value)?.slice(0, 200) ?? '';
+  const parts = Object.entries(value as Record<string, unknown>).map(([k, v]) => (v === true ? k : v && typeof v === 'object' ? `${k} {${Object.keys(v as object).slice(0, 8).join(', ')}}` : `${k}: ${JSON.stringify(v)?.slice(0, 60)}`));
+  return parts.join(', ').slice(0, 300);
+}
+
+// --- which server's panel is open (one at a time, opened from anywhere) ----------------------
+
+let openId: string | undefined;
+const listeners = new Set<() => void>();
+
+export const serverInfoPanel = {
+  open(serverId: string): void {
+    openId = serverId;
+    for (const l of listeners) l();
+  },
+  close(): void {
+    openId = undefined;
+    for (const l of listeners) l();
+  },
+  get: (): string | undefined => openId,
+  subscribe(listener: () => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+};
