@@ -59,6 +59,8 @@ export const METHOD_NAMES = [
   'pendingSignIns',
   'authStepMode',
   'authContinue',
+  'connectAll',
+  'disconnectAll',
 ] as const;
 
 export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync'] as const;
