@@ -156,6 +156,17 @@ export function createCore(options: CoreOptions): Core {
       logs.app('error', `Reconnecting "${connection.config.name}" at start failed: ${error instanceof Error ? error.message : String(error)}`, connection.id),
     );
     if (started.length) logs.app('info', `Reconnecting ${started.length} server${started.length === 1 ? '' : 's'} left connected: ${started.map((c) => c.config.name).join(', ')}.`);
+    // From here on the list is what this run wants connected: one left connected but not brought back
+    // ("Connect at start" off, disabled, removed) is not brought back later either.
+    const remembered = options.settings.read();
+    const wantedNow = started.map((c) => c.id);
+    if (wantedNow.length !== remembered.connectedServers.length) {
+      try {
+        options.settings.write({ ...remembered, connectedServers: wantedNow });
+      } catch (error) {
+        logs.app('warning', `Could not remember which servers are connected: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 
   return {
