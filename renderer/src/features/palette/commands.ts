@@ -10,7 +10,7 @@ export const COMMANDS = [
   { id: 'export-jsonl', label: 'Export trace as JSONL', description: 'Command · the whole trace, secrets redacted, re-importable', keywords: ['export', 'download', 'save', 'trace', 'jsonl'] },
   { id: 'export-har', label: 'Export trace as HAR', description: 'Command · HTTP exchanges and SSE messages, secrets redacted', keywords: ['export', 'download', 'save', 'har', 'http'] },
   { id: 'import-trace', label: 'Import a trace file…', description: 'Command · opens a JSONL trace read-only', keywords: ['import', 'open', 'load', 'trace', 'file', 'jsonl'] },
-  { id: 'back-to-live', label: 'Back to the live trace', description: 'Command · leaves an imported trace', keywords: ['live', 'imported', 'trace'] },
+  { id: 'back-to-live', label: 'Back to live', description: 'Command · leaves the imported trace for the live one', keywords: ['live', 'imported', 'trace'] },
   { id: 'settings', label: 'Settings…', description: 'Command · theme, remembered arguments, sign-in', keywords: ['settings', 'preferences', 'options', 'configuration'] },
 ] as const;
 

@@ -7,7 +7,8 @@ export async function bulkConnect(api: SwitchboardApi, what: 'connect' | 'discon
   try {
     const result = what === 'connect' ? await api.connectAll() : await api.disconnectAll();
     const summary = bulkSummary(what, result.servers, result.skippedDisabled);
-    notifications.show({ color: summary.failed ? 'yellow' : undefined, title: summary.title, message: summary.message, 'data-testid': 'servers-bulk-notice' });
+    // A failure stays until it is read; a plain success goes by itself.
+    notifications.show({ color: summary.failed ? 'yellow' : undefined, title: summary.title, message: summary.message, autoClose: summary.failed ? false : 6_000, 'data-testid': 'servers-bulk-notice' });
   } catch (error) {
     notifications.show({ color: 'red', title: `${what === 'connect' ? 'Connect' : 'Disconnect'} all failed`, message: error instanceof Error ? error.message : String(error) });
   }
