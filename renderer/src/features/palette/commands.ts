@@ -3,15 +3,15 @@
  * it does, and the words it is found by. Pure data; CommandPalette gives each its action.
  */
 export const COMMANDS = [
-  { id: 'theme', label: 'Toggle theme (light / dark)', description: 'Command · switches between the light and the dark theme', keywords: ['theme', 'dark', 'light', 'colour', 'color', 'appearance'] },
-  { id: 'connect-all', label: 'Connect all servers', description: 'Command · every enabled server that is not connected', keywords: ['connect all', 'reconnect', 'servers'] },
-  { id: 'disconnect-all', label: 'Disconnect all servers', description: 'Command · none of them reconnects at the next start', keywords: ['disconnect all', 'stop', 'servers'] },
-  { id: 'open-trace', label: 'Open trace (Traffic)', description: 'Command · every message to and from the servers', keywords: ['trace', 'traffic', 'messages', 'network', 'log'] },
-  { id: 'export-jsonl', label: 'Export trace as JSONL', description: 'Command · the whole trace, secrets redacted, re-importable', keywords: ['export', 'download', 'save', 'trace', 'jsonl'] },
-  { id: 'export-har', label: 'Export trace as HAR', description: 'Command · HTTP exchanges and SSE messages, secrets redacted', keywords: ['export', 'download', 'save', 'har', 'http'] },
-  { id: 'import-trace', label: 'Import a trace file…', description: 'Command · opens a JSONL trace read-only', keywords: ['import', 'open', 'load', 'trace', 'file', 'jsonl'] },
-  { id: 'back-to-live', label: 'Back to live', description: 'Command · leaves the imported trace for the live one', keywords: ['live', 'imported', 'trace'] },
-  { id: 'settings', label: 'Settings…', description: 'Command · theme, remembered arguments, sign-in', keywords: ['settings', 'preferences', 'options', 'configuration'] },
+  { id: 'theme', label: 'Toggle theme (light / dark)', description: 'switches between the light and the dark theme', keywords: ['theme', 'dark', 'light', 'colour', 'color', 'appearance'] },
+  { id: 'connect-all', label: 'Connect all servers', description: 'every enabled server that is not connected', keywords: ['connect all', 'reconnect', 'servers'] },
+  { id: 'disconnect-all', label: 'Disconnect all servers', description: 'none of them reconnects at the next start', keywords: ['disconnect all', 'stop', 'servers'] },
+  { id: 'open-trace', label: 'Open trace (Traffic)', description: 'every message to and from the servers', keywords: ['trace', 'traffic', 'messages', 'network', 'log'] },
+  { id: 'export-jsonl', label: 'Export trace as JSONL', description: 'the whole trace, secrets redacted, re-importable', keywords: ['export', 'download', 'save', 'trace', 'jsonl'] },
+  { id: 'export-har', label: 'Export trace as HAR', description: 'HTTP exchanges and SSE messages, secrets redacted', keywords: ['export', 'download', 'save', 'har', 'http'] },
+  { id: 'import-trace', label: 'Import a trace file…', description: 'opens a JSONL trace read-only', keywords: ['import', 'open', 'load', 'trace', 'file', 'jsonl'] },
+  { id: 'back-to-live', label: 'Back to live', description: 'leaves the imported trace for the live one', keywords: ['live', 'imported', 'trace'] },
+  { id: 'settings', label: 'Settings…', description: 'theme, remembered arguments, sign-in', keywords: ['settings', 'preferences', 'options', 'configuration'] },
 ] as const;
 
 export type CommandId = (typeof COMMANDS)[number]['id'];
