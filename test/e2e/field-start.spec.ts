@@ -60,7 +60,7 @@ async function serverMenu(page: Page, name: string, entry: string): Promise<void
 
 async function palette(page: Page, query: string): Promise<void> {
   // The shortcut works from anywhere but a text field (as in any app): leave the field first.
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { blur?(): void } | null } }).document.activeElement?.blur?.());
   await page.keyboard.press('Control+K');
   const search = page.getByPlaceholder('Run a command, go to a view, server or tool…');
   await expect(search).toBeFocused();
