@@ -129,6 +129,8 @@ export const ServerConfigInput = z.object({
   sampling: SamplingPolicy.default('ask'),
   /** The roots this server may see (roots/list). Empty: the capability is not declared. */
   roots: z.array(RootEntry).default([]),
+  /** Reconnect at start when it was connected as the app stopped (a server the person disconnected stays disconnected). */
+  connectAtStart: z.boolean().default(true),
 });
 
 /** The result of the last "Test connection": a real initialize + list, never a guess. */
@@ -492,6 +494,9 @@ export const ServerInfo = z.object({
 const NoArgs = z.object({}).strict().default({});
 const ById = z.object({ id: ServerId }).strict();
 
+/** What "Connect all" / "Disconnect all" did: the servers it acted on, as they are after it. */
+export const BulkConnectResult = z.object({ servers: z.array(ServerStatus), skippedDisabled: z.number().int() });
+
 export const methods = {
   appInfo: { args: NoArgs, result: AppInfo },
   listServers: { args: NoArgs, result: z.array(ServerStatus) },
@@ -619,6 +624,10 @@ export const methods = {
   pendingSignIns: { args: NoArgs, result: z.array(SignInPrompt) },
   /** The server info panel: what the server declared at initialize, what we declared, what it did. */
   serverInfo: { args: ById, result: ServerInfo },
+  /** Connects every enabled server that is not connected, concurrently; resolves after each one's first attempt. */
+  connectAll: { args: NoArgs, result: BulkConnectResult },
+  /** Disconnects every server that is connected or trying to be. */
+  disconnectAll: { args: NoArgs, result: BulkConnectResult },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {

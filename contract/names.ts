@@ -60,6 +60,8 @@ export const METHOD_NAMES = [
   'authStepMode',
   'authContinue',
   'serverInfo',
+  'connectAll',
+  'disconnectAll',
 ] as const;
 
 export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync'] as const;

@@ -17,6 +17,7 @@ import { callHandlers } from './handlers/calls';
 import { requestHandlers, type OpenExternal } from './handlers/requests';
 import { RequestBroker } from './requests/broker';
 import { catalogHandlers } from './handlers/catalog';
+import { connectAllHandlers } from './handlers/connect-all';
 import type { CoreContext } from './handlers/context';
 import { serverHandlers } from './handlers/servers';
 import { taskHandlers } from './handlers/tasks';
@@ -47,6 +48,8 @@ export interface CoreOptions {
   login?: LoginWindow;
   /** Tests: how long a person has to finish signing in. */
   loginTimeoutMs?: number;
+  /** Reconnect at start the servers left connected (default on; their own "Connect at start" decides too). */
+  connectAtStart?: boolean;
 }
 
 export interface Core {
@@ -89,6 +92,7 @@ export function createCore(options: CoreOptions): Core {
       onServerLog: (serverId, level, logger, data) => writeServerLog(logs, serverId, level, logger, data),
       onResourceUpdated: (serverId, uri) => events.emit('resourceUpdated', { serverId, uri, ts: Date.now() }),
       onElicitationComplete: (serverId, elicitationId) => events.emit('elicitationComplete', { serverId, elicitationId, ts: Date.now() }),
+      onWantedChange: (serverId, wanted) => rememberConnected(serverId, wanted),
     },
     broker,
     auth,
@@ -101,6 +105,22 @@ export function createCore(options: CoreOptions): Core {
   for (const problem of audit.problems ?? []) logs.app('warning', problem);
   for (const problem of options.settings.problems ?? []) logs.app('warning', problem);
   for (const config of options.settings.read().servers) connections.add(config);
+
+  // Which servers the person wants connected, for the next start. Quitting disconnects everything
+  // but changes nobody's choice; a server removed from the list leaves it too.
+  let stopping = false;
+  function rememberConnected(serverId: string, wanted: boolean): void {
+    if (stopping) return;
+    try {
+      const settings = options.settings.read();
+      const others = settings.connectedServers.filter((id) => id !== serverId && settings.servers.some((s) => s.id === id));
+      const next = wanted && settings.servers.some((s) => s.id === serverId) ? [...others, serverId] : others;
+      if (next.length === settings.connectedServers.length && next.every((id) => settings.connectedServers.includes(id))) return;
+      options.settings.write({ ...settings, connectedServers: next });
+    } catch (error) {
+      logs.app('warning', `Could not remember which servers are connected: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 
   const ctx: CoreContext = { settings: options.settings, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version };
   const trace$ = traceHandlers(ctx);
@@ -116,6 +136,7 @@ export function createCore(options: CoreOptions): Core {
       return appSettings(settings);
     },
     ...serverHandlers(ctx),
+    ...connectAllHandlers(ctx),
     ...catalogHandlers(ctx),
     ...callHandlers(ctx),
     ...taskHandlers(ctx, tasks),
@@ -127,6 +148,25 @@ export function createCore(options: CoreOptions): Core {
     traceExport: trace$.traceExport,
     traceImport: trace$.traceImport,
   };
+
+  // In the background: the carriers attach and the page loads while these connect.
+  if (options.connectAtStart !== false) {
+    const started = connections.reconnectAtStart(options.settings.read().connectedServers, (connection, error) =>
+      logs.app('error', `Reconnecting "${connection.config.name}" at start failed: ${error instanceof Error ? error.message : String(error)}`, connection.id),
+    );
+    if (started.length) logs.app('info', `Reconnecting ${started.length} server${started.length === 1 ? '' : 's'} left connected: ${started.map((c) => c.config.name).join(', ')}.`);
+    // From here on the list is what this run wants connected: one left connected but not brought back
+    // ("Connect at start" off, disabled, removed) is not brought back later either.
+    const remembered = options.settings.read();
+    const wantedNow = started.map((c) => c.id);
+    if (wantedNow.length !== remembered.connectedServers.length) {
+      try {
+        options.settings.write({ ...remembered, connectedServers: wantedNow });
+      } catch (error) {
+        logs.app('warning', `Could not remember which servers are connected: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
 
   return {
     dispatch: logServerFailures(
@@ -141,6 +181,7 @@ export function createCore(options: CoreOptions): Core {
     auth,
     traceBulk: trace$.bulk,
     shutdown: async () => {
+      stopping = true;
       await connections.closeAll();
       logs.flush();
       trace.close();

@@ -85,7 +85,7 @@ describe('connections', () => {
     const delays = c.trace.store.query({ servers: [id], kinds: ['reconnect'] }).events.map((e) => e.meta?.delayMs);
     expect(delays).toEqual([100, 200, 400]);
     for (const s of reconnecting) expect(s.nextAttemptAt).toBeGreaterThan(s.since);
-    expect(c.connections.get(id)!.snapshot().error).toMatch(/Connection refused .* Gave up after 4 attempts/);
+    expect(c.connections.get(id)!.snapshot().error).toMatch(/Connection refused .* Switchboard gave up after 4 attempts/);
   });
 
   it('does not retry configuration errors: missing command, unresolvable host', async () => {
@@ -97,7 +97,7 @@ describe('connections', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(c.connections.get(missing)!.snapshot()).toMatchObject({ state: 'error', errorKind: 'config' });
     expect(c.connections.get(missing)!.snapshot().error).toContain('Command not found: "no-such-command-xyz"');
-    expect(c.connections.get(missing)!.snapshot().error).toContain('Not retried');
+    expect(c.connections.get(missing)!.snapshot().error).toContain('Switchboard did not retry, because');
     expect(c.connections.get(nxdomain)!.snapshot()).toMatchObject({ state: 'error', errorKind: 'config' });
     expect(c.trace.store.query({ kinds: ['reconnect'], text: 'attempt' }).events).toEqual([]);
   });
@@ -148,7 +148,7 @@ describe('connections', () => {
       });`;
     const seen: ServerStatus[] = [];
     const connection = new ServerConnection(
-      { id: 'deaf', name: 'deaf', era: 'legacy', target: { type: 'stdio', command: process.execPath, args: ['-e', script], env: {}, nonSecretEnv: [] }, requestTimeoutSec: 1, connectTimeoutSec: 5, retries: 1, pingIntervalSec: 0.2 as never, pingMisses: 2, idleTimeoutSec: 0, disabled: false, elicitation: 'ask', sampling: 'ask', roots: [] },
+      { id: 'deaf', name: 'deaf', era: 'legacy', target: { type: 'stdio', command: process.execPath, args: ['-e', script], env: {}, nonSecretEnv: [] }, requestTimeoutSec: 1, connectTimeoutSec: 5, retries: 1, pingIntervalSec: 0.2 as never, pingMisses: 2, idleTimeoutSec: 0, disabled: false, elicitation: 'ask', sampling: 'ask', roots: [], connectAtStart: true },
       { observer: { onStatus: (s) => seen.push(s), onStderrLine: () => undefined, onError: () => undefined }, record: (e) => store.append(e), backoffBaseMs: 50 },
     );
     cleanups.push(() => connection.disconnect());
@@ -165,7 +165,7 @@ describe('connections', () => {
     cleanups.push(() => store.close());
     const { command, args } = stdioFixtureCommand(['--era', 'legacy']);
     const connection = new ServerConnection(
-      { id: 'idle', name: 'idle', era: 'legacy', target: { type: 'stdio', command, args, env: {}, nonSecretEnv: [] }, requestTimeoutSec: 10, connectTimeoutSec: 10, retries: 0, pingIntervalSec: 0, pingMisses: 3, idleTimeoutSec: 0.4 as never, disabled: false, elicitation: 'ask', sampling: 'ask', roots: [] },
+      { id: 'idle', name: 'idle', era: 'legacy', target: { type: 'stdio', command, args, env: {}, nonSecretEnv: [] }, requestTimeoutSec: 10, connectTimeoutSec: 10, retries: 0, pingIntervalSec: 0, pingMisses: 3, idleTimeoutSec: 0.4 as never, disabled: false, elicitation: 'ask', sampling: 'ask', roots: [], connectAtStart: true },
       { observer: { onStatus: () => undefined, onStderrLine: () => undefined, onError: () => undefined }, record: (e) => store.append(e) },
     );
     cleanups.push(() => connection.disconnect());

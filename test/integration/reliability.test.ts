@@ -270,7 +270,7 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     expect(world.reconnectDelays(labId)).toEqual([BACKOFF_MS, 2 * BACKOFF_MS]);
     expect(failed.errorKind).toBe('protocol');
     expect(failed.error).toContain(`${flaky.url} answered HTTP 500`);
-    expect(failed.error).toMatch(/Gave up after 3 attempts\.$/);
+    expect(failed.error).toMatch(/Switchboard gave up after 3 attempts\.$/);
     for (const s of world.statuses(labId).filter((s) => s.state === 'reconnecting')) expect(s.nextAttemptAt).toBeGreaterThan(s.since - 1);
 
     // The 500s stop after two more: the next connect recovers on its third attempt.
@@ -498,7 +498,7 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     const status = world.status(labId);
     expect(status).toMatchObject({ state: 'error', errorKind: 'auth' });
     expect(status.error).toContain(`${flaky.url}: The server answered HTTP 401`);
-    expect(status.error).toMatch(/Not retried: HTTP 401: sign-in required\.$/);
+    expect(status.error).toMatch(/Switchboard did not retry, because HTTP 401 asks for a sign-in, not a retry\.$/);
     await sleep(4 * BACKOFF_MS);
     expect(world.states(labId)).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'error']);
     expect(world.reconnectDelays(labId)).toEqual([]);
@@ -526,7 +526,7 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     await world.connect(labId);
     const status = world.status(labId);
     expect(status).toMatchObject({ state: 'error', errorKind: 'auth' });
-    expect(status.error).toMatch(/The server answered HTTP 403 \(insufficient_scope: .*files:write\) and publishes no OAuth metadata.* Not retried: HTTP 403: sign-in required\.$/);
+    expect(status.error).toMatch(/The server answered HTTP 403 \(insufficient_scope: .*files:write\) and publishes no OAuth metadata.* Switchboard did not retry, because HTTP 403 asks for a sign-in, not a retry\.$/);
     await sleep(4 * BACKOFF_MS);
     expect(world.reconnectDelays(labId)).toEqual([]);
     expect(world.states(labId)).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'error']);
@@ -775,7 +775,7 @@ describe('session expiry (legacy era: sessions)', () => {
     await expect(connection.withClient('tools/list', true, (client) => client.listTools())).rejects.toThrow('HTTP 401');
     const status = world.status(labId);
     expect(status).toMatchObject({ state: 'error', errorKind: 'auth' });
-    expect(status.error).toMatch(/answered HTTP 401.*Not retried: HTTP 401: sign-in required\.$/);
+    expect(status.error).toMatch(/answered HTTP 401.*Switchboard did not retry, because HTTP 401 asks for a sign-in, not a retry\.$/);
     expect(world.states(labId).slice(6)).toEqual(['connecting', 'error']);
     const notConnected = await world.call('lab__echo', { text: 'x' });
     expect(errorOf(notConnected)).toMatch(/^Server "lab" is error: .*answered HTTP 401/);
@@ -837,7 +837,7 @@ describe.each(ERAS)('stdio faults, %s era', (era) => {
     expect(world.states(labId)).toEqual(['connecting', 'reconnecting#2', 'connecting#2', 'error']);
     expect(world.reconnectDelays(labId)).toEqual([BACKOFF_MS]);
     expect(failed.errorKind).toBe('protocol');
-    expect(failed.error).toMatch(/^The process ".+" exited before completing the MCP handshake \(.+\)\. Its stderr is in Logs\. Gave up after 2 attempts\.$/);
+    expect(failed.error).toMatch(/^The process ".+" exited before completing the MCP handshake \(.+\)\. Its stderr is in Logs\. Switchboard gave up after 2 attempts\.$/);
     await expectHealthyThroughout(world, beat);
 
     const events = world.events(labId);

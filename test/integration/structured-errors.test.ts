@@ -235,7 +235,7 @@ describe('a refused port', () => {
       await call(core, 'connectServer', { id });
       await expect.poll(() => core.connections.get(id)!.snapshot().state, { timeout: 10_000 }).toBe('error');
       const status: ServerStatus = core.connections.get(id)!.snapshot();
-      expect(status.error).toBe(`Connection refused at ${url}: nothing is listening there. Gave up after 2 attempts.`);
+      expect(status.error).toBe(`Connection refused at ${url}: nothing is listening there. Switchboard gave up after 2 attempts.`);
       expect(status.errorDetail).toMatchObject({ kind: 'unreachable', retryable: true });
       const check: LastCheck = await call(core, 'testServer', { id });
       expect(check).toMatchObject({ ok: false, error: `Connection refused at ${url}: nothing is listening there.`, errorDetail: { kind: 'unreachable' } });

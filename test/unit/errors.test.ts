@@ -172,7 +172,7 @@ describe('connect failures read as sentences (the probe error unwrapped to its c
   it('a host that does not resolve: not retried', async () => {
     const url = 'http://does-not-exist.invalid/mcp';
     const error = await probeFailure(url);
-    expect(describeConnectError(http(url), error)).toBe(`Host not found for ${url} (DNS lookup failed).`);
+    expect(describeConnectError(http(url), error)).toBe(`No such host: "does-not-exist.invalid" does not resolve (DNS lookup failed for ${url}). Check the host name.`);
     expect(retryDecision(error)).toMatchObject({ retry: false, kind: 'config' });
   });
 

@@ -210,7 +210,8 @@ export function describeConnectError(target: ServerTarget, error: unknown): stri
   }
   const url = target.url;
   if (code === 'ECONNREFUSED') return `Connection refused at ${url}: nothing is listening there.`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Host not found for ${url} (DNS lookup failed).`;
+  if (code === 'ENOTFOUND') return `No such host: "${hostOf(url)}" does not resolve (DNS lookup failed for ${url}). Check the host name.`;
+  if (code === 'EAI_AGAIN') return `The host name "${hostOf(url)}" could not be looked up for ${url}: the DNS server did not answer (EAI_AGAIN).`;
   if (code && TLS_CODES.has(code)) return `The TLS handshake with ${url} failed (${code}): ${tlsReason(code)}.`;
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return `The connection to ${url} was closed by the other side before it answered (${code}).`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `No route to ${url}: the network or the host is unreachable (${code}).`;
@@ -226,11 +227,19 @@ export function describeConnectError(target: ServerTarget, error: unknown): stri
   return sentence(`${url}: ${raw}`);
 }
 
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}
+
 export interface RetryDecision {
   retry: boolean;
   kind: ErrorKind;
   status?: number;
-  /** Why not, when not: shown to the user. */
+  /** Why not, when not: shown to the user after "Switchboard did not retry, because". */
   why?: string;
 }
 
@@ -243,9 +252,9 @@ export function retryDecision(error: unknown): RetryDecision {
   const kind = classifyError(error);
   const status = httpStatusOf(error);
   const code = errorCode(error);
-  if (kind === 'config') return { retry: false, kind, status, why: 'a configuration error' };
+  if (kind === 'config') return { retry: false, kind, status, why: 'it is a configuration error' };
   if (code === 'ENOTFOUND') return { retry: false, kind: 'config', status, why: 'the host name does not resolve' };
-  if (status === 401 || status === 403) return { retry: false, kind: 'auth', status, why: `HTTP ${status}: sign-in required` };
+  if (status === 401 || status === 403) return { retry: false, kind: 'auth', status, why: `HTTP ${status} asks for a sign-in, not a retry` };
   if (kind === 'auth') return { retry: false, kind, status, why: 'signing in again is needed, not a retry' };
   if (status !== undefined && status >= 400 && status < 500 && ![404, 408, 429].includes(status)) {
     return { retry: false, kind: 'config', status, why: `HTTP ${status} is a client error, not a transient failure` };

@@ -31,6 +31,37 @@ export class ConnectionManager {
     return true;
   }
 
+  /**
+   * "Connect all": every enabled server that is not connected or on its way, concurrently. Resolves
+   * once each has made its first attempt; one that fails (or hangs until its connect timeout)
+   * never holds the others back, and its failure is its own status.
+   */
+  async connectAll(): Promise<{ connections: ServerConnection[]; skippedDisabled: number }> {
+    const enabled = this.all().filter((c) => !c.config.disabled);
+    const idle = enabled.filter((c) => !['connected', 'connecting', 'reconnecting'].includes(c.snapshot().state));
+    await Promise.allSettled(idle.map((c) => c.connect()));
+    return { connections: idle, skippedDisabled: this.all().length - enabled.length };
+  }
+
+  /** "Disconnect all": every server that is connected or trying to be (the person's choice: none of them comes back at start). */
+  async disconnectAll(): Promise<{ connections: ServerConnection[]; skippedDisabled: number }> {
+    const live = this.all().filter((c) => !c.config.disabled && (c.snapshot().state !== 'disconnected' || c.isIdle()));
+    await Promise.allSettled(live.map((c) => c.disconnect()));
+    return { connections: live, skippedDisabled: this.all().filter((c) => c.config.disabled).length };
+  }
+
+  /**
+   * At start: connects the servers the person left connected whose "Connect at start" is on,
+   * concurrently and in the background (the app is ready before any of them answers). Returns
+   * the ones it started.
+   */
+  reconnectAtStart(ids: readonly string[], onFailure: (connection: ServerConnection, error: unknown) => void): ServerConnection[] {
+    const wanted = new Set(ids);
+    const chosen = this.all().filter((c) => wanted.has(c.id) && c.config.connectAtStart && !c.config.disabled);
+    for (const connection of chosen) void connection.connect().catch((error: unknown) => onFailure(connection, error));
+    return chosen;
+  }
+
   /** Disconnects everything (quit): stdio children are closed, HTTP sessions ended. */
   async closeAll(): Promise<void> {
     await Promise.allSettled(this.all().map((c) => c.disconnect()));

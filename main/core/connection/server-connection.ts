@@ -54,6 +54,8 @@ export interface ConnectionObserver {
   onResourceUpdated?(serverId: string, uri: string): void;
   /** notifications/elicitation/complete for a URL-mode elicitation. */
   onElicitationComplete?(serverId: string, elicitationId: string): void;
+  /** The person asked for this server to be connected (true) or disconnected (false): remembered for the next start. */
+  onWantedChange?(serverId: string, wanted: boolean): void;
 }
 
 export interface ConnectionDeps {
@@ -135,8 +137,9 @@ export class ServerConnection {
     return this.config.id;
   }
 
+  /** The state as published, with the configuration as it is now (a "Test connection" result is part of it). */
   snapshot(): ServerStatus {
-    return { ...this.status };
+    return { ...this.status, name: this.config.name, config: this.config };
   }
 
   listTools(): Tool[] {
@@ -164,7 +167,7 @@ export class ServerConnection {
   /** Connects (or joins a connect under way). Resolves after the first attempt: connected, or failed with retries scheduled. */
   async connect(): Promise<void> {
     if (this.config.disabled) throw new Error(`Server "${this.config.name}" is disabled.`);
-    this.wanted = true;
+    this.setWanted(true);
     this.idle = false;
     if (this.status.state === 'connected') return;
     this.clearRetry();
@@ -174,11 +177,17 @@ export class ServerConnection {
 
   /** Ends the session (DELETE where the server keeps sessions) and closes the transport. */
   async disconnect(reason?: string): Promise<void> {
-    this.wanted = false;
+    this.setWanted(false);
     this.idle = false;
     this.clearRetry();
     await this.teardown(true);
     this.setState(this.config.disabled ? 'disabled' : 'disconnected', reason ? { reason } : {});
+  }
+
+  private setWanted(wanted: boolean): void {
+    if (this.wanted === wanted) return;
+    this.wanted = wanted;
+    this.deps.observer.onWantedChange?.(this.id, wanted);
   }
 
   /** Replaces the configuration (edit); reconnects if it was connected. */
@@ -392,7 +401,7 @@ export class ServerConnection {
       }, delay);
       return;
     }
-    const why = !decision.retry ? ` Not retried: ${decision.why}.` : this.config.retries > 0 && this.wanted ? ` Gave up after ${this.failures} attempts.` : '';
+    const why = !decision.retry ? ` Switchboard did not retry, because ${decision.why}.` : this.config.retries > 0 && this.wanted ? ` Switchboard gave up after ${this.failures} attempts.` : '';
     this.setState('error', { error: message + why, errorKind: decision.kind, errorDetail });
   }
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { JsonObject, SavedCall, ServerConfig } from '../../../contract';
 import { formatIssues } from '../errors';
 
-export const SETTINGS_VERSION = 1;
+export const SETTINGS_VERSION = 2;
 
 export const SettingsSchema = z.object({
   version: z.number().int().default(SETTINGS_VERSION),
@@ -21,6 +21,12 @@ export const SettingsSchema = z.object({
   savedCalls: z.array(SavedCall).default([]),
   /** The arguments last used per tool (namespaced name), to pre-fill its form. */
   toolInputs: z.record(z.string(), JsonObject).default({}),
+  /**
+   * The servers the person left connected (or trying to connect) when the app last stopped, by
+   * id: reconnected at start where their `connectAtStart` is on. A server the person disconnected
+   * is not in it; quitting does not take anyone out.
+   */
+  connectedServers: z.array(z.string()).default([]),
 });
 
 export type Settings = z.output<typeof SettingsSchema>;
@@ -61,6 +67,15 @@ export interface RawDocument {
 const MIGRATIONS: ((doc: Record<string, unknown>) => Record<string, unknown>)[] = [
   // 0 → 1: the first release had no version field and stored servers as-is.
   (doc) => ({ ...doc, version: 1 }),
+  // 1 → 2: "connect at start" (on for every server) and the servers to reconnect. Which ones were
+  // connected was never recorded, so every enabled server counts as such: the first start after
+  // the upgrade brings back all of them, and from then on only what was left connected.
+  (doc) => {
+    const servers = Array.isArray(doc.servers) ? doc.servers : undefined;
+    const withSwitch = servers?.map((s) => (s && typeof s === 'object' && !Array.isArray(s) ? { connectAtStart: true, ...(s as object) } : s));
+    const enabled = (servers ?? []).filter((s): s is { id: string } => !!s && typeof s === 'object' && typeof (s as { id?: unknown }).id === 'string' && (s as { disabled?: unknown }).disabled !== true);
+    return { ...doc, ...(withSwitch ? { servers: withSwitch } : {}), connectedServers: enabled.map((s) => s.id), version: 2 };
+  },
 ];
 
 export interface ParsedSettings {

@@ -88,7 +88,7 @@ export function App({ carrier }: { carrier: CarrierKind }) {
           <Group gap="xs" wrap="nowrap">
             <RequestBadge />
             <Button variant="default" size="xs" onClick={() => spotlight.open()} rightSection={<Kbd size="xs">Ctrl K</Kbd>} data-testid="open-palette">
-              Go to…
+              Commands…
             </Button>
             <ThemeToggle />
           </Group>

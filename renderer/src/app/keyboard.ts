@@ -1,4 +1,4 @@
-/** Global keys: `/` focuses the search box of the view on screen (Ctrl/Cmd+K is the palette's own). */
+/** Global keys: `/` focuses the search box of the view on screen (Ctrl/Cmd+K and Ctrl/Cmd+Shift+P open the command palette: its own). */
 import { useEffect } from 'react';
 
 export function useGlobalKeys(): void {

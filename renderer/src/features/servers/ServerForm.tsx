@@ -67,6 +67,7 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
     idleTimeoutSec: initial?.idleTimeoutSec ?? 0,
   });
   const [disabled, setDisabled] = useState(initial?.disabled ?? false);
+  const [connectAtStart, setConnectAtStart] = useState(initial?.connectAtStart ?? true);
   const [elicitation, setElicitation] = useState(initial?.elicitation ?? 'ask');
   const [sampling, setSampling] = useState(initial?.sampling ?? 'ask');
   const [roots, setRoots] = useState((initial?.roots ?? []).map((r) => r.uri).join('\n'));
@@ -92,7 +93,7 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
         .map((line) => line.trim())
         .filter(Boolean)
         .map((uri) => ({ uri: uri.startsWith('/') ? `file://${uri}` : uri }));
-      input = { ...(input as object), era, ...numbers, disabled, elicitation, sampling, roots: rootList, ...(description.trim() ? { description: description.trim() } : {}) };
+      input = { ...(input as object), era, ...numbers, disabled, connectAtStart, elicitation, sampling, roots: rootList, ...(description.trim() ? { description: description.trim() } : {}) };
     } catch (e) {
       setError((e as Error).message);
       return;
@@ -262,6 +263,15 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
             { value: 'modern', label: 'Modern (2026-07-28, stateless)' },
           ]}
           allowDeselect={false}
+        />
+        <Switch
+          size="xs"
+          label="Connect at start"
+          description="When it was connected as Switchboard stopped, connect it again at the next start. A server you disconnect stays disconnected."
+          checked={connectAtStart}
+          disabled={disabled}
+          onChange={(e) => setConnectAtStart(e.currentTarget.checked)}
+          data-testid="server-connect-at-start"
         />
         <Button variant="subtle" size="compact-xs" onClick={() => setAdvanced(!advanced)} data-testid="server-advanced">
           {advanced ? 'Hide' : 'Show'} timeouts, retries, heartbeat, requests from the server

@@ -2,12 +2,13 @@
 import { ActionIcon, Badge, Button, Group, Menu, Modal, ScrollArea, Stack, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useEffect, useState } from 'react';
-import type { ClientFormat, ServerConfig, ServerStatus } from '../../../../contract';
+import type { ClientFormat, LastCheck, ServerConfig, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText } from '../../components/download';
 import { useSignInAction, useSignIns } from '../auth';
 import { navigation, useNavigation } from '../../state/navigation';
 import { ImportModal } from './ImportModal';
+import { bulkConnect } from './bulk-connect';
 import { ServerForm } from './ServerForm';
 import { serverInfoPanel } from '../server-info/model';
 
@@ -63,6 +64,7 @@ export function ServerSidebar({ servers, loaded, onChanged, linkUp = true }: { s
           </Button>
         </Group>
       </Group>
+      {servers.length > 0 && <BulkActions servers={servers} onChanged={onChanged} />}
       <ScrollArea style={{ flex: 1 }}>
         <Stack gap={6} data-testid="server-list" data-loaded={loaded}>
           {loaded && servers.length === 0 && (
@@ -104,13 +106,47 @@ export function ServerSidebar({ servers, loaded, onChanged, linkUp = true }: { s
   );
 }
 
+/** "Connect all" / "Disconnect all": disabled servers are skipped; each server's outcome is its own. */
+function BulkActions({ servers, onChanged }: { servers: ServerStatus[]; onChanged(): void }) {
+  const api = useApi();
+  const [busy, setBusy] = useState<'connect' | 'disconnect' | null>(null);
+  const enabled = servers.filter((s) => !s.config.disabled);
+  const canConnect = enabled.some((s) => !['connected', 'connecting', 'reconnecting'].includes(s.state));
+  const canDisconnect = enabled.some((s) => s.state !== 'disconnected');
+  const run = (what: 'connect' | 'disconnect') => {
+    setBusy(what);
+    void bulkConnect(api, what).finally(() => {
+      setBusy(null);
+      onChanged();
+    });
+  };
+  return (
+    <Group gap={6} data-testid="server-bulk-actions">
+      <Button size="compact-xs" variant="light" loading={busy === 'connect'} disabled={!canConnect || busy !== null} onClick={() => run('connect')} data-testid="servers-connect-all">
+        Connect all
+      </Button>
+      <Button size="compact-xs" variant="default" loading={busy === 'disconnect'} disabled={!canDisconnect || busy !== null} onClick={() => run('disconnect')} data-testid="servers-disconnect-all">
+        Disconnect all
+      </Button>
+      {servers.length > enabled.length && (
+        <Text size="xs" c="dimmed">
+          {servers.length - enabled.length} disabled
+        </Text>
+      )}
+    </Group>
+  );
+}
+
 function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatus; onChanged(): void; onEdit(): void; linkUp: boolean }) {
   const api = useApi();
   const nav = useNavigation();
   const now = useNow(server.state === 'reconnecting');
   const [testing, setTesting] = useState(false);
+  // The reply to this page's own test, shown at once; a newer result (another window) wins.
+  const [tested, setTested] = useState<LastCheck | undefined>();
   const selected = nav.serverId === server.id;
-  const check = server.config.lastCheck;
+  const saved = server.config.lastCheck;
+  const check = tested && (!saved || tested.at >= saved.at) ? tested : saved;
   const target = server.config.target;
   const signIn = useSignInAction();
   const signingIn = useSignIns(api).busy.has(server.id);
@@ -178,7 +214,7 @@ function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatu
               data-testid="server-test"
               onClick={() => {
                 setTesting(true);
-                act('Test connection', () => api.testServer({ id: server.id }))().finally(() => setTesting(false));
+                act('Test connection', () => api.testServer({ id: server.id }).then(setTested))().finally(() => setTesting(false));
               }}
             >
               Test connection

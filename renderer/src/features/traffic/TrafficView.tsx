@@ -4,12 +4,9 @@
  * a detail pane with headers, bodies and streams, follow/pause, export and import.
  */
 import { Badge, Button, Group, Menu, Switch, Text, Tooltip } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { ServerStatus } from '../../../../contract';
-import { bulkTransfer, downloadTrace, uploadTrace } from '../../api/bulk';
 import { useApi } from '../../api/context';
-import { downloadText } from '../../components/download';
 import { LiveContext, useTraceBuffer } from '../../state/live';
 import { navigation, useNavigation } from '../../state/navigation';
 import { formatCount, isErrorEvent } from './format';
@@ -18,18 +15,8 @@ import { TrafficDetail } from './TrafficDetail';
 import { TrafficFilters } from './TrafficFilters';
 import { TrafficTable } from './TrafficTable';
 import classes from './TrafficView.module.css';
+import { exportTraceFile, importTraceFile, TRACE_FILE_ACCEPT } from './trace-files';
 import { filterQuery, handledIntents, hasFilters, importedServers, traffic, useTrafficState } from './traffic-store';
-
-const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** "5,000 events kept. 2 problems: line 4: not JSON …; line 9: …" — what was wrong, where, and what was kept. */
-function importSummary(events: number, problems: { line: number; message: string }[]): string {
-  const kept = `${formatCount(events)} events${problems.length ? ' kept' : ''}.`;
-  if (problems.length === 0) return kept;
-  const shown = problems.slice(0, 3).map((p) => `line ${p.line.toLocaleString('en-US')}: ${p.message}`);
-  const more = problems.length > 3 ? `; … ${problems.length - 3} more (${problems.at(-1)!.message})` : '';
-  return `${kept} ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${shown.join('; ')}${more}.`;
-}
 
 export function TrafficView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
@@ -169,39 +156,15 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
 
   const exportTrace = async (format: 'jsonl' | 'har') => {
     setBusy(format);
-    try {
-      if (bulkTransfer()) await downloadTrace(format, sourceId);
-      else {
-        const { filename, mimeType, text } = await api.traceExport({ format, source: sourceId });
-        downloadText(filename, text, mimeType);
-      }
-    } catch (error) {
-      notifications.show({ color: 'red', title: `Export as ${format.toUpperCase()} failed`, message: errorMessage(error) });
-    } finally {
-      setBusy(null);
-    }
+    await exportTraceFile(api, format, sourceId);
+    setBusy(null);
   };
 
   const importTrace = async (file: File) => {
     setBusy('import');
-    try {
-      // Browser mode streams the file to the host; the contract would carry it as one message.
-      const result = bulkTransfer() ? await uploadTrace(file) : await api.traceImport({ name: file.name, text: await file.text() });
-      importedServers.set(result.source, result.servers);
-      navigation.useSource({ id: result.source, name: file.name });
-      notifications.show({
-        color: result.problems.length ? 'yellow' : undefined,
-        title: `Opened ${file.name} read-only`,
-        message: importSummary(result.events, result.problems),
-        autoClose: result.problems.length ? false : undefined,
-        'data-testid': 'trace-import-notice',
-      });
-    } catch (error) {
-      notifications.show({ color: 'red', title: `Could not open ${file.name}`, message: errorMessage(error) });
-    } finally {
-      setBusy(null);
-      if (fileRef.current) fileRef.current.value = '';
-    }
+    await importTraceFile(api, file);
+    setBusy(null);
+    if (fileRef.current) fileRef.current.value = '';
   };
 
   const togglePause = () => {
@@ -260,7 +223,7 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
       <input
         ref={fileRef}
         type="file"
-        accept=".jsonl,.ndjson,.json,.txt,application/x-ndjson,application/json,text/plain"
+        accept={TRACE_FILE_ACCEPT}
         style={{ display: 'none' }}
         onChange={(e) => {
           const file = e.currentTarget.files?.[0];
