@@ -64,11 +64,12 @@ export function ContentItemView({ item, testId = 'resource-content', downloadTes
 
 function Header({ item, kind, size, children }: { item: ContentItem; kind: string; size: string; children?: React.ReactNode }) {
   return (
-    <Group gap={6} wrap="nowrap" justify="space-between">
-      <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+    <Group gap={6} wrap="wrap" justify="space-between">
+      {/* Wraps in a narrow column (a link read inside a tool result): the URI keeps a readable width. */}
+      <Group gap={6} wrap="wrap" style={{ minWidth: 0, flex: '1 1 200px' }}>
         {item.uri !== undefined && (
           <Tooltip label={<span className={classes.hostile}>{item.uri.slice(0, 2000)}</span>} multiline maw={520} openDelay={400}>
-            <Text size="xs" className={`mono ${classes.oneLine}`} data-testid="content-uri">
+            <Text size="xs" className={`mono ${classes.oneLine}`} style={{ flex: '0 1 auto', maxWidth: '100%' }} data-testid="content-uri">
               {item.uri.slice(0, 500)}
             </Text>
           </Tooltip>
@@ -83,7 +84,7 @@ function Header({ item, kind, size, children }: { item: ContentItem; kind: strin
           {size}
         </Text>
       </Group>
-      <Group gap={4} wrap="nowrap" style={{ flex: 'none' }}>
+      <Group gap={4} wrap="nowrap" style={{ flex: 'none', marginLeft: 'auto' }}>
         {children}
       </Group>
     </Group>
@@ -187,6 +188,11 @@ function BlobContent({ item, data, testId, downloadTestId }: { item: ContentItem
           </Text>
         )}
         {audio && <audio controls src={audio} data-testid="content-audio" />}
+        {textual && isSvg && (
+          <Text size="xs" c="dimmed" data-testid="content-binary">
+            SVG is not shown as a picture (it is a document that can carry scripts and links): its source is below, as text.
+          </Text>
+        )}
         {textual && <BlobTextPreview data={data} mimeType={item.mimeType} />}
         {!image && !audio && !textual && (
           <Text size="xs" c="dimmed" data-testid="content-binary">

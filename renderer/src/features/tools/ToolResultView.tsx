@@ -328,21 +328,21 @@ function ResourceLinkBlock({ block, index, serverId }: { block: Block; index: nu
     }
   };
   return (
-    <BlockFrame
-      label={<span>resource link #{index}</span>}
-      annotations={block.annotations}
-      actions={
-        <>
-          {outcome && (
-            <Button size="compact-xs" variant="subtle" onClick={() => setOpen(!open)} data-testid="tool-result-link-toggle">
-              {open ? 'Hide' : 'Show'}
-            </Button>
-          )}
+    <BlockFrame label={<span>resource link #{index}</span>} annotations={block.annotations} testId="tool-result-link">
+      <Stack gap={6} p="xs">
+        <ResourceFacts name={str(block.name) ?? '(unnamed)'} title={str(block.title)} uri={uri} mimeType={str(block.mimeType)} size={block.size} description={str(block.description)} />
+        {/* Under the facts, not in the header: they wrap in a narrow response column. */}
+        <Group gap={4} wrap="wrap">
           <Tooltip label="resources/read of this URI on the server that returned it; the content shows here">
             <Button size="compact-xs" variant="light" onClick={() => void read()} loading={reading} disabled={!uri} data-testid="tool-result-link-read">
               {outcome ? 'Read again' : 'Read'}
             </Button>
           </Tooltip>
+          {outcome && (
+            <Button size="compact-xs" variant="subtle" onClick={() => setOpen(!open)} data-testid="tool-result-link-toggle">
+              {open ? 'Hide' : 'Show'}
+            </Button>
+          )}
           <Tooltip label="Select it in the Resources view (subscribe, re-read)">
             <Button size="compact-xs" variant="subtle" onClick={() => navigation.openResource(serverId, uri)} disabled={!uri} data-testid="tool-result-link-open">
               Open in Resources
@@ -351,12 +351,7 @@ function ResourceLinkBlock({ block, index, serverId }: { block: Block; index: nu
           <Button size="compact-xs" variant="subtle" onClick={() => void copyText(uri)}>
             Copy URI
           </Button>
-        </>
-      }
-      testId="tool-result-link"
-    >
-      <Stack gap={6} p="xs">
-        <ResourceFacts name={str(block.name) ?? '(unnamed)'} title={str(block.title)} uri={uri} mimeType={str(block.mimeType)} size={block.size} description={str(block.description)} />
+        </Group>
         {open && outcome && (
           <div className={classes.linkRead} data-testid="tool-result-link-content">
             <ReadResultView outcome={outcome} />
