@@ -117,7 +117,7 @@ test('item 8: a link the server cannot read (the hostile fixture\'s javascript: 
   await expect(error).toContainText('Read failed');
   await expect(error).toContainText(JS_URL);
   await expect(js.getByTestId('resource-result')).toHaveCount(0);
-  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
   await expect(page).toHaveURL(new RegExp(`^${app.origin}`));
 });
 
@@ -191,6 +191,16 @@ test('item 19: Resources and Prompts keep their selection (and the read result) 
   await page.getByTestId('resource-detail').getByTestId('resource-read').click();
   await expect(page.getByTestId('resource-detail').getByTestId('content-text')).toBeVisible();
 
+  // Scrolled to the end of the list (a short window makes it scroll).
+  await page.setViewportSize({ width: 1400, height: 600 });
+  const list = page.getByTestId('resource-list');
+  const scrolled = await list.evaluate((el) => {
+    el.scrollTop = el.scrollHeight;
+    return el.scrollTop;
+  });
+  expect(scrolled).toBeGreaterThan(0);
+  await expect(page.getByTestId('list-group').first()).not.toBeInViewport();
+
   await showView(page, 'prompts');
   await promptItem(page, 'everything__simple-prompt').click();
   await expect(promptItem(page, 'everything__simple-prompt')).toHaveAttribute('aria-selected', 'true');
@@ -202,6 +212,7 @@ test('item 19: Resources and Prompts keep their selection (and the read result) 
   await expect(page.getByTestId('resource-detail').getByTestId('resource-uri')).toHaveText(uri);
   await expect(page.getByTestId('resource-detail').getByTestId('content-text')).toBeVisible();
   await expect(page.getByTestId('resource-detail').getByTestId('resource-read')).toHaveText('Read again');
+  await expect.poll(() => page.getByTestId('resource-list').evaluate((el) => el.scrollTop)).toBe(scrolled);
 
   await showView(page, 'prompts');
   await expect(promptItem(page, 'everything__simple-prompt')).toHaveAttribute('aria-selected', 'true');
@@ -209,7 +220,7 @@ test('item 19: Resources and Prompts keep their selection (and the read result) 
 
 test('item 20: the whole tool name on hover; the splitter widens the explorer (mouse and keyboard) until the name is whole; the width survives a reload', async ({ page }) => {
   await ready(page);
-  await page.evaluate(() => localStorage.removeItem('switchboard.tools.explorerWidth'));
+  await page.evaluate(() => (globalThis as unknown as { localStorage: { removeItem(key: string): void } }).localStorage.removeItem('switchboard.tools.explorerWidth'));
   await page.reload();
   await page.locator('body[data-app-state="ready"]').waitFor();
   await showView(page, 'tools');

@@ -11,7 +11,7 @@ import type { PromptEntry, Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { useNavigation } from '../../state/navigation';
-import { useViewState } from '../../state/view-memory';
+import { useViewState } from '../../state/useViewState';
 import { CompletionInput } from '../resources/CompletionInput';
 import { GroupedList, type ListGroup } from '../resources/GroupedList';
 import { plural } from '../resources/format';

@@ -5,7 +5,8 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useViewState, viewMemory } from '../../state/view-memory';
+import { useViewState } from '../../state/useViewState';
+import { viewMemory } from '../../state/view-memory';
 import classes from './resources.module.css';
 
 export interface ListGroup<T> {

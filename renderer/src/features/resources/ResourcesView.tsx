@@ -13,7 +13,8 @@ import type { Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText } from '../../components/download';
 import { useNavigation } from '../../state/navigation';
-import { useViewState, viewMemory } from '../../state/view-memory';
+import { useViewState } from '../../state/useViewState';
+import { viewMemory } from '../../state/view-memory';
 import { AnnotationChips } from './Annotations';
 import { formatBytes } from './binary';
 import { CompletionInput } from './CompletionInput';
@@ -495,6 +496,7 @@ function TemplateDetail({
         )}
       </Group>
       <Heading title={entry.title ?? entry.name} name={entry.name} description={entry.description} />
+      {(entry as { annotations?: unknown }).annotations !== undefined && <AnnotationChips annotations={(entry as { annotations?: unknown }).annotations} testId="resource-annotations" />}
       <UriLine label="Template" uri={entry.uriTemplate} testId="template-uri" />
       <form
         onSubmit={(e) => {

@@ -10,7 +10,7 @@ import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } fr
 import type { ServerStatus, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { useNavigation } from '../../state/navigation';
-import { useViewState } from '../../state/view-memory';
+import { useViewState } from '../../state/useViewState';
 import { ensureSession, runCall, setArgs } from './calls-store';
 import { HistoryPanel, SavedPanel } from './HistoryPanel';
 import { ToolDetail } from './ToolDetail';
@@ -48,7 +48,11 @@ export function ToolsView({ servers }: { servers: ServerStatus[] }) {
     api.listTools().then(
       (list) => {
         if (!live) return;
-        setTools(list);
+        // The first list after a remount: bring the remembered selection into view.
+        setTools((old) => {
+          if (old.length === 0 && list.length > 0) setScrollNonce((n) => n + 1);
+          return list;
+        });
         setLoadError(null);
       },
       (e: Error) => live && setLoadError(e.message),
