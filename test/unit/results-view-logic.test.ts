@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { localTime, priorityLabel, readAnnotations } from '../../renderer/src/features/resources/annotations';
 import { decodeTextPreview, isTextualMime } from '../../renderer/src/features/resources/base64';
 import { EXPLORER_WIDTH, STORAGE_KEY, clampWidth, loadWidth, maxWidthFor, saveWidth, widthAfterKey } from '../../renderer/src/features/tools/explorer-width';
-import { viewMemory } from '../../renderer/src/state/view-memory';
+import { viewMemory, withNewest } from '../../renderer/src/state/view-memory';
 
 const b64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64');
 
@@ -160,5 +160,17 @@ describe('view memory', () => {
       ['b', 2],
     ]);
     expect(viewMemory.get('outcomes')).toBe(stored);
+  });
+
+  it('keeps only the newest outcomes (a re-read counts as newest)', () => {
+    let map = new Map<string, number>();
+    for (let i = 0; i < 5; i++) map = withNewest(map, `k${i}`, i, 3);
+    expect([...map.keys()]).toEqual(['k2', 'k3', 'k4']);
+    map = withNewest(map, 'k2', 20, 3);
+    expect([...map.entries()]).toEqual([
+      ['k3', 3],
+      ['k4', 4],
+      ['k2', 20],
+    ]);
   });
 });

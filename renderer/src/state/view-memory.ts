@@ -33,3 +33,18 @@ export const viewMemory = {
     slots.clear();
   },
 };
+
+/** How many read results / prompt outcomes a view keeps (the newest; each can be megabytes). */
+export const KEPT_OUTCOMES = 30;
+
+/** A copy of `map` with `key` set last, holding at most `max` entries (the oldest go first). */
+export function withNewest<K, V>(map: Map<K, V>, key: K, value: V, max = KEPT_OUTCOMES): Map<K, V> {
+  const next = new Map(map);
+  next.delete(key);
+  next.set(key, value);
+  for (const old of next.keys()) {
+    if (next.size <= max) break;
+    next.delete(old);
+  }
+  return next;
+}

@@ -12,6 +12,7 @@ import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { useNavigation } from '../../state/navigation';
 import { useViewState } from '../../state/useViewState';
+import { withNewest } from '../../state/view-memory';
 import { CompletionInput } from '../resources/CompletionInput';
 import { GroupedList, type ListGroup } from '../resources/GroupedList';
 import { plural } from '../resources/format';
@@ -132,7 +133,7 @@ export function PromptsView({ servers }: { servers: ServerStatus[] }) {
             values={values.get(prompt.name) ?? {}}
             onValues={(v) => setValues((old) => new Map(old).set(prompt.name, v))}
             outcome={outcomes.get(prompt.name)}
-            onOutcome={(o) => setOutcomes((old) => new Map(old).set(prompt.name, o))}
+            onOutcome={(o) => setOutcomes((old) => withNewest(old, prompt.name, o))}
           />
         ) : (
           <Text c="dimmed" size="sm">

@@ -14,7 +14,7 @@ import { useApi } from '../../api/context';
 import { copyText } from '../../components/download';
 import { useNavigation } from '../../state/navigation';
 import { useViewState } from '../../state/useViewState';
-import { viewMemory } from '../../state/view-memory';
+import { viewMemory, withNewest } from '../../state/view-memory';
 import { AnnotationChips } from './Annotations';
 import { formatBytes } from './binary';
 import { CompletionInput } from './CompletionInput';
@@ -99,10 +99,10 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
       const started = Date.now();
       try {
         const value = await api.readResource({ serverId, uri });
-        setOutcomes((old) => new Map(old).set(cacheKey, { ok: true, serverId, uri, value, at: started }));
+        setOutcomes((old) => withNewest(old, cacheKey, { ok: true, serverId, uri, value, at: started }));
         watch.seen(resourceKey(serverId, uri));
       } catch (error) {
-        setOutcomes((old) => new Map(old).set(cacheKey, { ok: false, serverId, uri, message: (error as Error).message, at: started }));
+        setOutcomes((old) => withNewest(old, cacheKey, { ok: false, serverId, uri, message: (error as Error).message, at: started }));
       } finally {
         setPending((old) => {
           const next = new Set(old);
