@@ -21,6 +21,8 @@ export interface NavigationState {
   auth?: { serverId: string; nonce: number };
   /** A tool to select in the Tools view. */
   tool?: { name: string; nonce: number };
+  /** A resource to select (and read) in the Resources view: a link from a tool result. */
+  resource?: { serverId: string; uri: string; nonce: number };
   /** The trace the Traffic/Charts/Timeline views read: live, or an imported file (read-only). */
   source: { id: string; name: string };
   /** The server the sidebar has selected (filters views that offer per-server scope). */
@@ -50,6 +52,10 @@ export const navigation = {
   },
   openTool(name: string): void {
     set({ view: 'tools', tool: { name, nonce: ++nonce } });
+  },
+  /** The Resources view, on one resource of one server (listed or not). */
+  openResource(serverId: string, uri: string): void {
+    set({ view: 'resources', resource: { serverId, uri, nonce: ++nonce } });
   },
   /** The Auth view, on one server. */
   showAuth(serverId: string): void {

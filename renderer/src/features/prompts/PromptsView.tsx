@@ -11,6 +11,8 @@ import type { PromptEntry, Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { useNavigation } from '../../state/navigation';
+import { useViewState } from '../../state/useViewState';
+import { withNewest } from '../../state/view-memory';
 import { CompletionInput } from '../resources/CompletionInput';
 import { GroupedList, type ListGroup } from '../resources/GroupedList';
 import { plural } from '../resources/format';
@@ -26,10 +28,11 @@ const time = (ts: number) => new Date(ts).toLocaleTimeString([], { hour12: false
 export function PromptsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
   const nav = useNavigation();
-  const [query, setQuery] = useState('');
-  const [selected, setSelected] = useState<string | null>(null);
-  const [values, setValues] = useState<Map<string, Record<string, string>>>(new Map());
-  const [outcomes, setOutcomes] = useState<Map<string, Outcome>>(new Map());
+  // Kept while another view shows (state/view-memory): the selection, its arguments and results.
+  const [query, setQuery] = useViewState('prompts.query', '');
+  const [selected, setSelected] = useViewState<string | null>('prompts.selected', null);
+  const [values, setValues] = useViewState<Map<string, Record<string, string>>>('prompts.values', () => new Map());
+  const [outcomes, setOutcomes] = useViewState<Map<string, Outcome>>('prompts.outcomes', () => new Map());
   const connected = servers.filter((s) => s.state === 'connected');
 
   const { data: prompts, error: loadError, reload } = useConnectedList(() => api.listPrompts(), servers, [api]);
@@ -88,6 +91,7 @@ export function PromptsView({ servers }: { servers: ServerStatus[] }) {
             itemKey={(p) => p.name}
             selectedKey={selected}
             onSelect={(p) => setSelected(p.name)}
+            memoryKey="prompts.list"
             testId="prompt-list"
             itemProps={(p) => ({ 'data-testid': 'prompt-item', 'data-prompt-name': p.name, 'data-server-id': p.serverId })}
             renderItem={(p) => (
@@ -129,7 +133,7 @@ export function PromptsView({ servers }: { servers: ServerStatus[] }) {
             values={values.get(prompt.name) ?? {}}
             onValues={(v) => setValues((old) => new Map(old).set(prompt.name, v))}
             outcome={outcomes.get(prompt.name)}
-            onOutcome={(o) => setOutcomes((old) => new Map(old).set(prompt.name, o))}
+            onOutcome={(o) => setOutcomes((old) => withNewest(old, prompt.name, o))}
           />
         ) : (
           <Text c="dimmed" size="sm">

@@ -1,15 +1,17 @@
 /**
  * One piece of server content, rendered by type: text (with copy), JSON (tree + raw), raster
- * images inline, audio inline, anything else as a download. Used by Resources (read results)
- * and Prompts (embedded resources, image content). All of it is hostile input: text only,
- * SVG never inline, downloads typed as generic binary.
+ * images inline, audio inline, a text-typed blob as a bounded UTF-8 preview, anything else as
+ * a download; annotations as chips. Used by Resources (read results), Prompts (embedded
+ * resources, image content) and tool results (embedded resources, links read in place). All of
+ * it is hostile input: text only, SVG never inline, downloads typed as generic binary.
  */
 import { TextCutNotice } from '../../components/Truncated';
 import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { JsonTree } from '../../components/JsonTree';
 import { copyText, downloadText } from '../../components/download';
-import { base64Size, downloadBase64, fileNameFor, formatBytes, inlineAudioSrc, inlineImageSrc } from './binary';
+import { AnnotationChips } from './Annotations';
+import { base64Size, decodeTextPreview, downloadBase64, fileNameFor, formatBytes, inlineAudioSrc, inlineImageSrc, isTextualMime, TEXT_PREVIEW_BYTES } from './binary';
 import classes from './resources.module.css';
 
 const TEXT_CLIP = 200_000;
@@ -19,6 +21,8 @@ export interface ContentItem {
   mimeType?: string;
   text?: string;
   blob?: string;
+  /** The entry's own annotations (audience, priority, lastModified), when it has some. */
+  annotations?: unknown;
 }
 
 /** Reads `{uri, mimeType, text|blob}` out of an unknown value (a server's content entry). */
@@ -30,6 +34,7 @@ export function asContentItem(value: unknown): ContentItem | null {
   if (typeof v.mimeType === 'string') item.mimeType = v.mimeType;
   if (typeof v.text === 'string') item.text = v.text;
   if (typeof v.blob === 'string') item.blob = v.blob;
+  if (v.annotations !== undefined) item.annotations = v.annotations;
   if (item.text === undefined && item.blob === undefined) return null;
   return item;
 }
@@ -52,18 +57,19 @@ export function parseJsonText(text: string, mimeType: string | undefined): { ok:
   }
 }
 
-export function ContentItemView({ item, testId = 'resource-content' }: { item: ContentItem; testId?: string }) {
+export function ContentItemView({ item, testId = 'resource-content', downloadTestId = 'content-download' }: { item: ContentItem; testId?: string; downloadTestId?: string }) {
   if (item.text !== undefined) return <TextContent item={item} text={item.text} testId={testId} />;
-  return <BlobContent item={item} data={item.blob ?? ''} testId={testId} />;
+  return <BlobContent item={item} data={item.blob ?? ''} testId={testId} downloadTestId={downloadTestId} />;
 }
 
 function Header({ item, kind, size, children }: { item: ContentItem; kind: string; size: string; children?: React.ReactNode }) {
   return (
-    <Group gap={6} wrap="nowrap" justify="space-between">
-      <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+    <Group gap={6} wrap="wrap" justify="space-between">
+      {/* Wraps in a narrow column (a link read inside a tool result): the URI keeps a readable width. */}
+      <Group gap={6} wrap="wrap" style={{ minWidth: 0, flex: '1 1 200px' }}>
         {item.uri !== undefined && (
           <Tooltip label={<span className={classes.hostile}>{item.uri.slice(0, 2000)}</span>} multiline maw={520} openDelay={400}>
-            <Text size="xs" className={`mono ${classes.oneLine}`} data-testid="content-uri">
+            <Text size="xs" className={`mono ${classes.oneLine}`} style={{ flex: '0 1 auto', maxWidth: '100%' }} data-testid="content-uri">
               {item.uri.slice(0, 500)}
             </Text>
           </Tooltip>
@@ -78,11 +84,15 @@ function Header({ item, kind, size, children }: { item: ContentItem; kind: strin
           {size}
         </Text>
       </Group>
-      <Group gap={4} wrap="nowrap" style={{ flex: 'none' }}>
+      <Group gap={4} wrap="nowrap" style={{ flex: 'none', marginLeft: 'auto' }}>
         {children}
       </Group>
     </Group>
   );
+}
+
+function ItemAnnotations({ item }: { item: ContentItem }) {
+  return item.annotations === undefined ? null : <AnnotationChips annotations={item.annotations} testId="content-annotations" />;
 }
 
 function TextContent({ item, text, testId }: { item: ContentItem; text: string; testId: string }) {
@@ -119,6 +129,7 @@ function TextContent({ item, text, testId }: { item: ContentItem; text: string; 
             Save
           </Button>
         </Header>
+        <ItemAnnotations item={item} />
         {json && mode === 'tree' ? (
           <div className={classes.jsonBox}>
             <JsonTree value={json.value} expandDepth={3} testId="content-json" />
@@ -144,14 +155,15 @@ export function ClippedText({ text, testId = 'content-text', style }: { text: st
   );
 }
 
-function BlobContent({ item, data, testId }: { item: ContentItem; data: string; testId: string }) {
+function BlobContent({ item, data, testId, downloadTestId }: { item: ContentItem; data: string; testId: string; downloadTestId: string }) {
   const image = inlineImageSrc(item.mimeType, data);
   const audio = image ? null : inlineAudioSrc(item.mimeType, data);
+  const textual = !image && !audio && isTextualMime(item.mimeType);
   const [error, setError] = useState<string | null>(null);
   const [broken, setBroken] = useState(false);
   const size = formatBytes(base64Size(data));
   const isSvg = /svg/i.test(item.mimeType ?? '');
-  const kind = image && !broken ? 'image' : audio ? 'audio' : 'binary';
+  const kind = image && !broken ? 'image' : audio ? 'audio' : textual ? 'text-blob' : 'binary';
   const download = () => {
     try {
       setError(null);
@@ -164,10 +176,11 @@ function BlobContent({ item, data, testId }: { item: ContentItem; data: string; 
     <Paper withBorder p="xs" radius="sm" data-testid={testId} data-kind={kind}>
       <Stack gap={6}>
         <Header item={item} kind={kind} size={size}>
-          <Button size="compact-xs" variant="default" onClick={download} data-testid="content-download">
+          <Button size="compact-xs" variant="default" onClick={download} data-testid={downloadTestId}>
             Download
           </Button>
         </Header>
+        <ItemAnnotations item={item} />
         {image && !broken && <img src={image} alt={`${item.mimeType ?? 'image'} content`} className={classes.image} onError={() => setBroken(true)} data-testid="content-image" />}
         {image && broken && (
           <Text size="xs" c="orange">
@@ -175,7 +188,13 @@ function BlobContent({ item, data, testId }: { item: ContentItem; data: string; 
           </Text>
         )}
         {audio && <audio controls src={audio} data-testid="content-audio" />}
-        {!image && !audio && (
+        {textual && isSvg && (
+          <Text size="xs" c="dimmed" data-testid="content-binary">
+            SVG is not shown as a picture (it is a document that can carry scripts and links): its source is below, as text.
+          </Text>
+        )}
+        {textual && <BlobTextPreview data={data} mimeType={item.mimeType} />}
+        {!image && !audio && !textual && (
           <Text size="xs" c="dimmed" data-testid="content-binary">
             {isSvg
               ? 'SVG is not shown inline (it is a document that can carry scripts and links). Download it to inspect it.'
@@ -189,5 +208,33 @@ function BlobContent({ item, data, testId }: { item: ContentItem; data: string; 
         )}
       </Stack>
     </Paper>
+  );
+}
+
+/** A text-typed blob, decoded as UTF-8 (its first TEXT_PREVIEW_BYTES), saying how much shows. */
+function BlobTextPreview({ data, mimeType }: { data: string; mimeType?: string }) {
+  const preview = useMemo(() => decodeTextPreview(data), [data]);
+  if (preview.error) {
+    return (
+      <Text size="xs" c="orange" data-testid="content-blob-preview-error">
+        No preview: {preview.error} Download it to inspect the bytes.
+      </Text>
+    );
+  }
+  const all = preview.shownBytes >= preview.totalBytes;
+  return (
+    <Stack gap={4} data-testid="content-blob-preview" data-invalid-utf8={preview.invalidUtf8} data-shown-bytes={preview.shownBytes} data-total-bytes={preview.totalBytes}>
+      <Text size="xs" c="dimmed" data-testid="content-blob-preview-note">
+        {(mimeType ?? '').split(';')[0]!.slice(0, 60)} blob decoded as UTF-8:{' '}
+        {all ? `all ${formatBytes(preview.totalBytes)} shown` : `the first ${formatBytes(preview.shownBytes)} of ${formatBytes(preview.totalBytes)} shown (preview limit ${formatBytes(TEXT_PREVIEW_BYTES)}); download it for the rest`}
+        .
+      </Text>
+      {preview.invalidUtf8 && (
+        <Text size="xs" c="orange" data-testid="content-blob-invalid-utf8">
+          Some bytes are not valid UTF-8: they show as � (U+FFFD). The download has the exact bytes.
+        </Text>
+      )}
+      <ClippedText text={preview.text} testId="content-blob-text" />
+    </Stack>
   );
 }

@@ -1,9 +1,12 @@
 /**
  * A virtualized list grouped by server (collapsible headers, fixed row heights, arrow keys
- * move the selection). Shared by the Resources and Prompts views.
+ * move the selection). Shared by the Resources and Prompts views. With `memoryKey`, which groups
+ * are collapsed and where the list was scrolled outlive the view (state/view-memory).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useViewState } from '../../state/useViewState';
+import { viewMemory } from '../../state/view-memory';
 import classes from './resources.module.css';
 
 export interface ListGroup<T> {
@@ -28,6 +31,7 @@ export function GroupedList<T>({
   testId,
   itemProps,
   empty,
+  memoryKey,
 }: {
   groups: ListGroup<T>[];
   itemKey(item: T): string;
@@ -38,8 +42,13 @@ export function GroupedList<T>({
   /** Extra attributes on each row (test ids, data-*). */
   itemProps?(item: T): Record<string, string | undefined>;
   empty: ReactNode;
+  /** Remember collapsed groups and the scroll position under this key. */
+  memoryKey?: string;
 }) {
-  const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
+  const [localCollapsed, setLocalCollapsed] = useState<Set<string>>(() => new Set());
+  const [keptCollapsed, setKeptCollapsed] = useViewState<Set<string>>(`${memoryKey ?? ''}.collapsed`, () => new Set());
+  const collapsed = memoryKey ? keptCollapsed : localCollapsed;
+  const setCollapsed = memoryKey ? setKeptCollapsed : setLocalCollapsed;
   const viewport = useRef<HTMLDivElement>(null);
   const rows = useMemo(() => {
     const out: Row<T>[] = [];
@@ -57,6 +66,16 @@ export function GroupedList<T>({
     estimateSize: (i) => (rows[i]?.type === 'group' ? GROUP_HEIGHT : ITEM_HEIGHT),
     overscan: 12,
   });
+
+  // Back where it was: once the rows are there (the list arrives after the view mounts).
+  const hasRows = rows.length > 0;
+  const restored = useRef(false);
+  useLayoutEffect(() => {
+    if (!memoryKey || restored.current || !hasRows || !viewport.current) return;
+    restored.current = true;
+    const top = viewMemory.get<number>(`${memoryKey}.scroll`);
+    if (top) viewport.current.scrollTop = top;
+  }, [memoryKey, hasRows]);
 
   const toggle = (id: string) =>
     setCollapsed((old) => {
@@ -83,7 +102,15 @@ export function GroupedList<T>({
   if (!groups.length) return <div className={classes.listViewport}>{empty}</div>;
 
   return (
-    <div ref={viewport} className={classes.listViewport} data-testid={testId} tabIndex={0} onKeyDown={onKeyDown} role="listbox">
+    <div
+      ref={viewport}
+      className={classes.listViewport}
+      data-testid={testId}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+      role="listbox"
+      onScroll={memoryKey ? (e) => viewMemory.set(`${memoryKey}.scroll`, e.currentTarget.scrollTop) : undefined}
+    >
       <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
         {virtualizer.getVirtualItems().map((v) => {
           const row = rows[v.index]!;

@@ -1,7 +1,9 @@
 /**
  * Resources of every connected server, grouped by server: read one and see its contents by
  * type; fill a template's variables (with the server's completions) and read the expanded
- * URI; subscribe to updates and see when a resource changed.
+ * URI; subscribe to updates and see when a resource changed. The selection, search, list scroll
+ * and last reads outlive a switch to another view (state/view-memory). A link from a tool
+ * result opens here too, listed or not.
  */
 import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
@@ -11,6 +13,10 @@ import type { Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText } from '../../components/download';
 import { useNavigation } from '../../state/navigation';
+import { useViewState } from '../../state/useViewState';
+import { viewMemory, withNewest } from '../../state/view-memory';
+import { AnnotationChips } from './Annotations';
+import { formatBytes } from './binary';
 import { CompletionInput } from './CompletionInput';
 import { ReadResultView, type ReadOutcome } from './ReadResultView';
 import { GroupedList, type ListGroup } from './GroupedList';
@@ -33,11 +39,13 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
   const nav = useNavigation();
   const watch = useResourceWatch(api);
-  const [query, setQuery] = useState('');
-  const [selectedKey, setSelectedKey] = useState<string | null>(null);
-  const [outcomes, setOutcomes] = useState<Map<string, ReadOutcome>>(new Map());
+  const [query, setQuery] = useViewState('resources.query', '');
+  const [selectedKey, setSelectedKey] = useViewState<string | null>('resources.selected', null);
+  /** A resource opened from a tool result's link that the server does not list. */
+  const [adhoc, setAdhoc] = useViewState<Entry | null>('resources.adhoc', null);
+  const [outcomes, setOutcomes] = useViewState<Map<string, ReadOutcome>>('resources.outcomes', () => new Map());
   const [pending, setPending] = useState<Set<string>>(new Set());
-  const [templateValues, setTemplateValues] = useState<Map<string, Record<string, string>>>(new Map());
+  const [templateValues, setTemplateValues] = useViewState<Map<string, Record<string, string>>>('resources.templateValues', () => new Map());
 
   const connected = servers.filter((s) => s.state === 'connected');
 
@@ -82,7 +90,7 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
   }, [entries, query, scope]);
 
   const visibleCount = groups.reduce((n, g) => n + g.items.length, 0);
-  const selected = entries.find((e) => e.key === selectedKey) ?? null;
+  const selected = entries.find((e) => e.key === selectedKey) ?? (adhoc && adhoc.key === selectedKey ? adhoc : null);
   const silent = connected.filter((s) => !entries.some((e) => e.item.serverId === s.id));
 
   const read = useCallback(
@@ -91,10 +99,10 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
       const started = Date.now();
       try {
         const value = await api.readResource({ serverId, uri });
-        setOutcomes((old) => new Map(old).set(cacheKey, { ok: true, serverId, uri, value, at: started }));
+        setOutcomes((old) => withNewest(old, cacheKey, { ok: true, serverId, uri, value, at: started }));
         watch.seen(resourceKey(serverId, uri));
       } catch (error) {
-        setOutcomes((old) => new Map(old).set(cacheKey, { ok: false, serverId, uri, message: (error as Error).message, at: started }));
+        setOutcomes((old) => withNewest(old, cacheKey, { ok: false, serverId, uri, message: (error as Error).message, at: started }));
       } finally {
         setPending((old) => {
           const next = new Set(old);
@@ -103,8 +111,24 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
         });
       }
     },
-    [api, watch],
+    [api, watch, setOutcomes],
   );
+
+  // "Open in Resources" from a tool result's resource link: once the listing is here, select the
+  // listed resource (or an unlisted one of its own) and read it unless it was read already.
+  useEffect(() => {
+    const focus = nav.resource;
+    if (!focus || !listing || viewMemory.get<number>('resources.focusNonce') === focus.nonce) return;
+    viewMemory.set('resources.focusNonce', focus.nonce);
+    const key = entryKey({ kind: 'resource', item: { serverId: focus.serverId, uri: focus.uri } });
+    if (!entries.some((e) => e.key === key)) {
+      const server = servers.find((s) => s.id === focus.serverId);
+      setAdhoc({ kind: 'resource', key, item: { serverId: focus.serverId, serverName: server?.name ?? focus.serverId, uri: focus.uri, name: focus.uri, unlisted: true } as ResourceItem });
+    }
+    setSelectedKey(key);
+    if (!outcomes.has(key)) void read(key, focus.serverId, focus.uri);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [nav.resource?.nonce, listing]);
 
   return (
     <Grid gap="md">
@@ -131,6 +155,7 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
             itemKey={(e) => e.key}
             selectedKey={selectedKey}
             onSelect={(e) => setSelectedKey(e.key)}
+            memoryKey="resources.list"
             testId="resource-list"
             itemProps={(e) => ({
               'data-testid': e.kind === 'resource' ? 'resource-item' : 'template-item',
@@ -394,9 +419,10 @@ function ResourceDetail({
   reading: boolean;
   onRead(): void;
 }) {
-  const size = typeof (entry as { size?: unknown }).size === 'number' ? ((entry as { size?: number }).size as number) : undefined;
+  const extra = entry as { size?: unknown; annotations?: unknown; unlisted?: boolean };
+  const size = typeof extra.size === 'number' && Number.isFinite(extra.size) && extra.size >= 0 ? extra.size : undefined;
   return (
-    <Stack gap="sm" data-testid="resource-detail">
+    <Stack gap="sm" data-testid="resource-detail" data-unlisted={extra.unlisted === true}>
       <Group gap="xs">
         <ServerBadge name={entry.serverName} server={server} />
         {entry.mimeType && (
@@ -405,11 +431,19 @@ function ResourceDetail({
           </Badge>
         )}
         {size !== undefined && (
-          <Text size="xs" c="dimmed">
-            {size.toLocaleString()} bytes (declared)
-          </Text>
+          <Tooltip label={`${size.toLocaleString()} bytes, as the server declares it`}>
+            <Text size="xs" c="dimmed">
+              {formatBytes(size)} (declared)
+            </Text>
+          </Tooltip>
         )}
       </Group>
+      {extra.annotations !== undefined && <AnnotationChips annotations={extra.annotations} testId="resource-annotations" />}
+      {extra.unlisted && (
+        <Alert color="gray" variant="light" p="xs" data-testid="resource-unlisted">
+          <Text size="xs">Opened from a tool result's resource link: the server does not list this URI in resources/list (it may come from a template), so it has no list entry here.</Text>
+        </Alert>
+      )}
       <Heading title={entry.title ?? entry.name} name={entry.name} description={entry.description} />
       <UriLine label="URI" uri={entry.uri} testId="resource-uri" />
       <Group gap="md" align="center">
@@ -462,6 +496,7 @@ function TemplateDetail({
         )}
       </Group>
       <Heading title={entry.title ?? entry.name} name={entry.name} description={entry.description} />
+      {(entry as { annotations?: unknown }).annotations !== undefined && <AnnotationChips annotations={(entry as { annotations?: unknown }).annotations} testId="resource-annotations" />}
       <UriLine label="Template" uri={entry.uriTemplate} testId="template-uri" />
       <form
         onSubmit={(e) => {

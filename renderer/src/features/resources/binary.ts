@@ -3,27 +3,13 @@
  * shown inline, and saving the rest as files. Everything here treats the payload as hostile.
  */
 import { downloadBytes } from '../../components/download';
+import { baseMime, cleanBase64, decodeBase64 } from './base64';
+
+export { base64Size, cleanBase64, decodeBase64, decodeTextPreview, isTextualMime, TEXT_PREVIEW_BYTES, type TextPreview } from './base64';
 
 /** Raster formats the page may show as `<img src="data:…">`. Never SVG (it is a document). */
 const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/jpg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp', 'image/x-icon', 'image/vnd.microsoft.icon']);
 const INLINE_AUDIO = new Set(['audio/mpeg', 'audio/mp3', 'audio/wav', 'audio/x-wav', 'audio/wave', 'audio/ogg', 'audio/webm', 'audio/mp4', 'audio/aac', 'audio/flac']);
-
-/** Base64 (standard or URL-safe alphabet), whitespace tolerated. */
-export function cleanBase64(data: string): string | null {
-  const compact = data.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact)) return null;
-  return compact.replace(/-/g, '+').replace(/_/g, '/');
-}
-
-export function base64Size(data: string): number {
-  const compact = data.replace(/\s+/g, '');
-  const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((compact.length * 3) / 4) - padding);
-}
-
-function baseMime(mimeType: string | undefined): string {
-  return (mimeType ?? '').split(';')[0]!.trim().toLowerCase();
-}
 
 /** A data URI the page may render as an image, or null (SVG, unknown types, bad base64). */
 export function inlineImageSrc(mimeType: string | undefined, data: string): string | null {
@@ -38,15 +24,6 @@ export function inlineAudioSrc(mimeType: string | undefined, data: string): stri
   const clean = cleanBase64(data);
   if (!INLINE_AUDIO.has(mime) || clean === null || clean.length === 0) return null;
   return `data:${mime};base64,${clean}`;
-}
-
-export function decodeBase64(data: string): Uint8Array {
-  const clean = cleanBase64(data);
-  if (clean === null) throw new Error('The payload is not valid base64.');
-  const binary = atob(clean);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }
 
 /** A safe file name from a URI's last path segment (never a path, never hidden, never empty). */
@@ -77,3 +54,4 @@ export function formatBytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
+

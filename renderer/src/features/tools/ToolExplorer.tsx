@@ -1,12 +1,13 @@
 /**
  * Every tool of every connected server, by namespaced name: grouped by server or flat,
- * searchable by name, title and description, virtualized (a server can offer thousands).
+ * searchable by name, title and description, virtualized (a server can offer thousands). A row
+ * cut by the explorer's width shows its whole name (and title) on hover.
  */
 import { Badge, CloseButton, Group, SegmentedControl, Text, TextInput, Tooltip, UnstyledButton } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ToolEntry } from '../../../../contract';
-import { SafeLabel } from '../../components/SafeText';
+import { SafeLabel, SafeText, reveal } from '../../components/SafeText';
 import { CollisionBadge, activeAnnotations } from './ToolDetail';
 import { ToolIcon } from './ToolIcon';
 import classes from './tools.module.css';
@@ -179,37 +180,52 @@ export function ToolExplorer({
 function ToolRow({ tool, active, onSelect }: { tool: ToolEntry; active: boolean; onSelect(name: string): void }) {
   const annotations = activeAnnotations(tool);
   const sub = tool.title ?? tool.description ?? '';
+  // One tooltip for the row (name and title): the row's own labels are plain, so nothing doubles.
   return (
-    <UnstyledButton
-      className={classes.toolRow}
-      data-active={active}
-      onClick={() => onSelect(tool.name)}
-      data-testid="tool-item"
-      data-tool-name={tool.name}
-      role="option"
-      aria-selected={active}
-    >
-      <ToolIcon icons={tool.icons} />
-      <span className={classes.toolRowText}>
-        <Group gap={4} wrap="nowrap" justify="space-between">
-          <span className={classes.toolName} style={{ minWidth: 0, overflow: 'hidden' }}>
-            <SafeLabel text={tool.name} max={140} />
-          </span>
-          <span className={classes.rowBadges}>
-            {tool.collidesWith && tool.collidesWith.length > 0 && <CollisionBadge tool={tool} compact />}
-            {annotations.map((a) => (
-              <Tooltip key={a.key} label={a.help} openDelay={300}>
-                <Badge size="xs" variant="light" color={a.color} px={4}>
-                  {a.short}
-                </Badge>
-              </Tooltip>
-            ))}
-          </span>
-        </Group>
-        <span className={classes.toolSub}>
-          <SafeLabel text={sub.slice(0, 300).replace(/\s+/g, ' ')} max={160} />
+    <Tooltip
+      label={
+        <span className={classes.rowTooltip} data-testid="tool-name-tooltip">
+          <span className={classes.toolName}>{reveal(tool.name.slice(0, 1_000))}</span>
+          {tool.title && <span className={classes.rowTooltipTitle}>{reveal(tool.title.slice(0, 300))}</span>}
         </span>
-      </span>
-    </UnstyledButton>
+      }
+      openDelay={400}
+      position="right"
+      multiline
+      maw={520}
+      withinPortal
+    >
+      <UnstyledButton
+        className={classes.toolRow}
+        data-active={active}
+        onClick={() => onSelect(tool.name)}
+        data-testid="tool-item"
+        data-tool-name={tool.name}
+        role="option"
+        aria-selected={active}
+      >
+        <ToolIcon icons={tool.icons} />
+        <span className={classes.toolRowText}>
+          <Group gap={4} wrap="nowrap" justify="space-between">
+            <span className={classes.toolName} style={{ minWidth: 0, overflow: 'hidden' }} data-testid="tool-item-name">
+              <SafeText text={tool.name} clip={140} inline />
+            </span>
+            <span className={classes.rowBadges}>
+              {tool.collidesWith && tool.collidesWith.length > 0 && <CollisionBadge tool={tool} compact />}
+              {annotations.map((a) => (
+                <Tooltip key={a.key} label={a.help} openDelay={300}>
+                  <Badge size="xs" variant="light" color={a.color} px={4}>
+                    {a.short}
+                  </Badge>
+                </Tooltip>
+              ))}
+            </span>
+          </Group>
+          <span className={classes.toolSub}>
+            <SafeText text={sub.slice(0, 300).replace(/\s+/g, ' ')} clip={160} inline />
+          </span>
+        </span>
+      </UnstyledButton>
+    </Tooltip>
   );
 }

@@ -1,17 +1,24 @@
 /**
  * A tool call's result, by content type. Server output is hostile input: text is text (with
  * hidden characters made visible), images render only from base64 raster image types, audio
- * only from audio types, links are shown and never followed, blobs are downloads. Structured
- * content is checked against the tool's output schema and a mismatch is shown, not hidden.
+ * only from audio types, resource links are read (resources/read, same server) in place only
+ * when asked and never followed as URLs, embedded resources render as the Resources view does
+ * them, every block's annotations show as chips. Structured content is checked against the
+ * tool's output schema and a mismatch is shown, not hidden.
  */
 import { Alert, Anchor, Badge, Button, Group, List, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Result, ToolEntry } from '../../../../contract';
 import { safeStringify } from '../../../../contract/bounded-json';
 import { JsonTree } from '../../components/JsonTree';
 import { copyText, downloadText, downloadBytes } from '../../components/download';
 import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
+import { useApi } from '../../api/context';
 import { navigation } from '../../state/navigation';
+import { AnnotationChips } from '../resources/Annotations';
+import { ContentItemView, asContentItem } from '../resources/ContentView';
+import { formatBytes } from '../resources/binary';
+import { ReadResultView, type ReadOutcome } from '../resources/ReadResultView';
 import type { CallOutcome } from './call-outcome';
 import { SafeLabel, SafeText, hasInvisible, reveal } from '../../components/SafeText';
 import { formatChars, isObject, pathLabel } from './schema';
@@ -82,7 +89,7 @@ export function ToolResultView({ value, tool }: { value: Result<'callTool'>; too
             </Text>
           )}
           {content.slice(0, 500).map((block, i) => (
-            <ContentBlock key={i} block={isObject(block) ? (block as Block) : { type: undefined, value: block }} isError={isError} index={i} />
+            <ContentBlock key={i} block={isObject(block) ? (block as Block) : { type: undefined, value: block }} isError={isError} index={i} serverId={value.serverId} />
           ))}
           {content.length > 500 && (
             <Text size="xs" c="dimmed">
@@ -119,7 +126,7 @@ export function formatMs(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-function BlockFrame({ label, actions, children, isError, testId }: { label: ReactNode; actions?: ReactNode; children: ReactNode; isError?: boolean; testId?: string }) {
+function BlockFrame({ label, actions, children, isError, testId, annotations }: { label: ReactNode; actions?: ReactNode; children: ReactNode; isError?: boolean; testId?: string; annotations?: unknown }) {
   return (
     <div className={`${classes.resultBlock} ${isError ? classes.errorResult : ''}`} data-testid={testId}>
       <div className={classes.resultBlockHeader}>
@@ -130,32 +137,38 @@ function BlockFrame({ label, actions, children, isError, testId }: { label: Reac
           </Group>
         )}
       </div>
+      {annotations !== undefined && (
+        <div className={classes.resultAnnotations}>
+          <AnnotationChips annotations={annotations} testId="tool-result-annotations" />
+        </div>
+      )}
       {children}
     </div>
   );
 }
 
-function ContentBlock({ block, isError, index }: { block: Block; isError: boolean; index: number }) {
+function ContentBlock({ block, isError, index, serverId }: { block: Block; isError: boolean; index: number; serverId: string }) {
   const type = typeof block.type === 'string' ? block.type : undefined;
   const mime = typeof block.mimeType === 'string' ? block.mimeType : undefined;
+  const annotations = block.annotations;
   switch (type) {
     case 'text':
-      return typeof block.text === 'string' ? <TextBlock text={block.text} label={`text #${index}`} isError={isError} /> : <Unknown block={block} index={index} />;
+      return typeof block.text === 'string' ? <TextBlock text={block.text} label={`text #${index}`} isError={isError} annotations={annotations} /> : <Unknown block={block} index={index} />;
     case 'image':
-      return <MediaBlock kind="image" data={block.data} mime={mime} index={index} />;
+      return <MediaBlock kind="image" data={block.data} mime={mime} index={index} annotations={annotations} />;
     case 'audio':
-      return <MediaBlock kind="audio" data={block.data} mime={mime} index={index} />;
+      return <MediaBlock kind="audio" data={block.data} mime={mime} index={index} annotations={annotations} />;
     case 'resource_link':
-      return <ResourceLinkBlock block={block} index={index} />;
+      return <ResourceLinkBlock block={block} index={index} serverId={serverId} />;
     case 'resource':
-      return <EmbeddedResource resource={isObject(block.resource) ? block.resource : {}} index={index} />;
+      return <EmbeddedResource resource={isObject(block.resource) ? block.resource : {}} index={index} annotations={annotations} />;
     default:
       return <Unknown block={block} index={index} />;
   }
 }
 
 /** Text, clipped past TEXT_LIMIT, with copy / show all / save. */
-export function TextBlock({ text, label, isError, testId = 'tool-result-text' }: { text: string; label: string; isError?: boolean; testId?: string }) {
+export function TextBlock({ text, label, isError, testId = 'tool-result-text', annotations }: { text: string; label: string; isError?: boolean; testId?: string; annotations?: unknown }) {
   const [all, setAll] = useState(false);
   const huge = text.length > TEXT_LIMIT;
   const shown = huge && !all ? text.slice(0, TEXT_PREVIEW) : text;
@@ -163,6 +176,7 @@ export function TextBlock({ text, label, isError, testId = 'tool-result-text' }:
   return (
     <BlockFrame
       isError={isError}
+      annotations={annotations}
       label={
         <Group gap={6} wrap="nowrap">
           <span>{label}</span>
@@ -202,7 +216,7 @@ export function TextBlock({ text, label, isError, testId = 'tool-result-text' }:
   );
 }
 
-function MediaBlock({ kind, data, mime, index }: { kind: 'image' | 'audio'; data: unknown; mime?: string; index: number }) {
+function MediaBlock({ kind, data, mime, index, annotations }: { kind: 'image' | 'audio'; data: unknown; mime?: string; index: number; annotations?: unknown }) {
   const allowed = kind === 'image' ? RASTER : AUDIO;
   const size = typeof data === 'string' ? Math.floor((data.length * 3) / 4) : 0;
   let problem: string | undefined;
@@ -213,6 +227,7 @@ function MediaBlock({ kind, data, mime, index }: { kind: 'image' | 'audio'; data
   const src = problem ? undefined : `data:${mime!.toLowerCase()};base64,${(data as string).replace(/\s+/g, '')}`;
   return (
     <BlockFrame
+      annotations={annotations}
       label={
         <span>
           {kind} #{index} · <span className="mono">{(mime ?? 'no mimeType').slice(0, 60)}</span> · {formatChars(size)}
@@ -238,74 +253,136 @@ function MediaBlock({ kind, data, mime, index }: { kind: 'image' | 'audio'; data
   );
 }
 
-function ResourceLinkBlock({ block, index }: { block: Block; index: number }) {
-  const uri = typeof block.uri === 'string' ? block.uri : '';
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** name · title · uri · mimeType · size · description of a resource link or an embedded resource. */
+function ResourceFacts({ name, title, uri, mimeType, size, description }: { name?: string; title?: string; uri: string; mimeType?: string; size?: unknown; description?: string }) {
+  const heading = title ?? name;
   return (
-    <BlockFrame
-      label={<span>resource link #{index}</span>}
-      actions={
-        <Button size="compact-xs" variant="subtle" onClick={() => void copyText(uri)}>
-          Copy URI
-        </Button>
-      }
-      testId="tool-result-link"
-    >
-      <Stack gap={2} p="xs">
-        <Text size="sm" fw={500}>
-          <SafeLabel text={typeof block.title === 'string' ? block.title : typeof block.name === 'string' ? block.name : '(unnamed)'} />
+    <Stack gap={2}>
+      {heading !== undefined && (
+        <Text size="sm" fw={500} data-testid="resource-facts-name">
+          <SafeLabel text={heading} />
+          {title !== undefined && name !== undefined && name !== title && (
+            <Text span size="xs" c="dimmed" fw={400}>
+              {' · '}
+              <SafeLabel text={name} max={120} />
+            </Text>
+          )}
         </Text>
-        <Text size="xs" className="mono" style={{ overflowWrap: 'anywhere' }}>
-          <SafeText text={uri} clip={500} />
-        </Text>
-        {typeof block.description === 'string' && (
-          <Text size="xs" c="dimmed">
-            <SafeText text={block.description} clip={500} />
-          </Text>
-        )}
-        {typeof block.mimeType === 'string' && (
-          <Text size="xs" c="dimmed" className="mono">
-            {block.mimeType.slice(0, 80)}
-          </Text>
-        )}
+      )}
+      <Text size="xs" className="mono" style={{ overflowWrap: 'anywhere' }} data-testid="resource-facts-uri">
+        <SafeText text={uri} clip={500} />
+      </Text>
+      {(mimeType !== undefined || typeof size === 'number') && (
+        <Group gap={6}>
+          {mimeType !== undefined && (
+            <Badge size="xs" variant="light" color="gray" style={{ textTransform: 'none' }} data-testid="resource-facts-mime">
+              {mimeType.slice(0, 80)}
+            </Badge>
+          )}
+          {typeof size === 'number' && Number.isFinite(size) && size >= 0 && (
+            <Text size="xs" c="dimmed" data-testid="resource-facts-size">
+              {formatBytes(size)} (declared)
+            </Text>
+          )}
+        </Group>
+      )}
+      {description !== undefined && (
         <Text size="xs" c="dimmed">
-          Links are not followed. Read it in the Resources view if the server lists it.
+          <SafeText text={description} clip={500} />
         </Text>
+      )}
+    </Stack>
+  );
+}
+
+/**
+ * A resource_link: what it says about the resource, and "Read" — resources/read of its URI on the
+ * server that returned it, shown under the link with the Resources view's content view.
+ */
+function ResourceLinkBlock({ block, index, serverId }: { block: Block; index: number; serverId: string }) {
+  const api = useApi();
+  const uri = str(block.uri) ?? '';
+  const [outcome, setOutcome] = useState<ReadOutcome | null>(null);
+  const [reading, setReading] = useState(false);
+  const [open, setOpen] = useState(false);
+  const live = useRef(true);
+  useEffect(
+    () => () => {
+      live.current = false;
+    },
+    [],
+  );
+  const read = async () => {
+    setOpen(true);
+    setReading(true);
+    const at = Date.now();
+    try {
+      const value = await api.readResource({ serverId, uri });
+      if (live.current) setOutcome({ ok: true, serverId, uri, at, value });
+    } catch (error) {
+      if (live.current) setOutcome({ ok: false, serverId, uri, at, message: (error as Error).message });
+    } finally {
+      if (live.current) setReading(false);
+    }
+  };
+  return (
+    <BlockFrame label={<span>resource link #{index}</span>} annotations={block.annotations} testId="tool-result-link">
+      <Stack gap={6} p="xs">
+        <ResourceFacts name={str(block.name) ?? '(unnamed)'} title={str(block.title)} uri={uri} mimeType={str(block.mimeType)} size={block.size} description={str(block.description)} />
+        {/* Under the facts, not in the header: they wrap in a narrow response column. */}
+        <Group gap={4} wrap="wrap">
+          <Tooltip label="resources/read of this URI on the server that returned it; the content shows here">
+            <Button size="compact-xs" variant="light" onClick={() => void read()} loading={reading} disabled={!uri} data-testid="tool-result-link-read">
+              {outcome ? 'Read again' : 'Read'}
+            </Button>
+          </Tooltip>
+          {outcome && (
+            <Button size="compact-xs" variant="subtle" onClick={() => setOpen(!open)} data-testid="tool-result-link-toggle">
+              {open ? 'Hide' : 'Show'}
+            </Button>
+          )}
+          <Tooltip label="Select it in the Resources view (subscribe, re-read)">
+            <Button size="compact-xs" variant="subtle" onClick={() => navigation.openResource(serverId, uri)} disabled={!uri} data-testid="tool-result-link-open">
+              Open in Resources
+            </Button>
+          </Tooltip>
+          <Button size="compact-xs" variant="subtle" onClick={() => void copyText(uri)}>
+            Copy URI
+          </Button>
+        </Group>
+        {open && outcome && (
+          <div className={classes.linkRead} data-testid="tool-result-link-content">
+            <ReadResultView outcome={outcome} />
+          </div>
+        )}
+        {!outcome && !reading && (
+          <Text size="xs" c="dimmed">
+            Not read yet: Read asks the server for it (nothing is fetched from the URI itself).
+          </Text>
+        )}
       </Stack>
     </BlockFrame>
   );
 }
 
-function EmbeddedResource({ resource, index }: { resource: Record<string, unknown>; index: number }) {
-  const uri = typeof resource.uri === 'string' ? resource.uri : '';
-  const mime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
-  if (typeof resource.text === 'string') {
-    return (
-      <Stack gap={2}>
-        <Text size="xs" c="dimmed" className="mono" style={{ overflowWrap: 'anywhere' }}>
-          embedded resource #{index} · <SafeLabel text={uri} max={200} /> {mime ? `· ${mime.slice(0, 60)}` : ''}
-        </Text>
-        <TextBlock text={resource.text} label={`resource text #${index}`} testId="tool-result-resource-text" />
-      </Stack>
-    );
-  }
-  const blob = typeof resource.blob === 'string' ? resource.blob : undefined;
+/** An embedded resource: its facts, then its contents as the Resources view shows them. */
+function EmbeddedResource({ resource, index, annotations }: { resource: Record<string, unknown>; index: number; annotations?: unknown }) {
+  const uri = str(resource.uri) ?? '';
+  const item = asContentItem(resource);
   return (
-    <BlockFrame
-      label={
-        <span className="mono">
-          embedded resource #{index} · {uri.slice(0, 120)} · {(mime ?? 'no mimeType').slice(0, 60)}
-        </span>
-      }
-      testId="tool-result-resource-blob"
-    >
-      <Group gap="xs" p="xs">
-        <Text size="xs">{blob ? `Binary content, ${formatChars(Math.floor((blob.length * 3) / 4))}.` : 'No text or blob.'}</Text>
-        {blob && (
-          <Button size="compact-xs" variant="light" onClick={() => downloadBase64(fileName(uri, index, mime), blob, mime)} data-testid="tool-result-download">
-            Download
-          </Button>
+    <BlockFrame label={<span>embedded resource #{index}</span>} annotations={annotations} testId="tool-result-resource">
+      <Stack gap={6} p="xs">
+        <ResourceFacts name={str(resource.name)} title={str(resource.title)} uri={uri} mimeType={str(resource.mimeType)} size={resource.size} description={str(resource.description)} />
+        {item ? (
+          <ContentItemView item={item} testId={item.text !== undefined ? 'tool-result-resource-text' : 'tool-result-resource-blob'} downloadTestId="tool-result-download" />
+        ) : (
+          <Text size="xs" c="orange">
+            The embedded resource has neither text nor blob.
+          </Text>
         )}
-      </Group>
+      </Stack>
     </BlockFrame>
   );
 }
@@ -493,12 +570,6 @@ function rpcName(code: number): string {
 function extension(mime?: string): string {
   const sub = mime?.split('/')[1]?.split(/[+;]/)[0]?.replace(/[^a-z0-9]/gi, '');
   return sub ? `.${sub.slice(0, 8)}` : '.bin';
-}
-
-function fileName(uri: string, index: number, mime?: string): string {
-  const last = uri.split(/[/?#]/).filter(Boolean).pop() ?? '';
-  const safe = last.replace(/[^\w.-]+/g, '_').slice(0, 80);
-  return safe && safe !== '_' ? safe : `resource-${index}${extension(mime)}`;
 }
 
 /** Saves base64 data as a file (as octet-stream: the browser must not render it). */

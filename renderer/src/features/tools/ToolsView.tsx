@@ -1,48 +1,45 @@
 /**
  * The Tools view: an explorer of every connected server's tools (with this run's history and
  * the saved calls beside it), and the selected tool's detail — its schemas, a form to call it,
- * the call's progress and its response.
+ * the call's progress and its response. The explorer is as wide as the splitter beside it says
+ * (dragged, or arrow keys when focused; remembered across reloads); the selection, search and
+ * panel outlive a switch to another view (state/view-memory).
  */
 import { Alert, Tabs, Text } from '@mantine/core';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import type { ServerStatus, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { useNavigation } from '../../state/navigation';
+import { useViewState } from '../../state/useViewState';
 import { ensureSession, runCall, setArgs } from './calls-store';
 import { HistoryPanel, SavedPanel } from './HistoryPanel';
 import { ToolDetail } from './ToolDetail';
+import { EXPLORER_WIDTH, clampWidth, loadWidth, maxWidthFor, saveWidth, widthAfterKey } from './explorer-width';
 import { ToolExplorer, type ExplorerState } from './ToolExplorer';
+import classes from './tools.module.css';
 import './validation-worker';
-
-// Kept across view switches (the view unmounts when another tab shows).
-let remembered: { selected: string | null; explorer: ExplorerState; side: string } = {
-  selected: null,
-  explorer: { query: '', grouping: 'server', collapsed: [] },
-  side: 'tools',
-};
 
 export function ToolsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
   const nav = useNavigation();
   const [tools, setTools] = useState<ToolEntry[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [selected, setSelectedState] = useState<string | null>(remembered.selected);
-  const [explorer, setExplorerState] = useState<ExplorerState>(remembered.explorer);
-  const [side, setSideState] = useState<string>(remembered.side);
+  const [selected, setSelected] = useViewState<string | null>('tools.selected', null);
+  const [explorer, setExplorer] = useViewState<ExplorerState>('tools.explorer', { query: '', grouping: 'server', collapsed: [] });
+  const [side, setSide] = useViewState<string>('tools.side', 'tools');
   const [scrollNonce, setScrollNonce] = useState(0);
-
-  const setSelected = (name: string | null) => {
-    remembered = { ...remembered, selected: name };
-    setSelectedState(name);
-  };
-  const setExplorer = (next: ExplorerState) => {
-    remembered = { ...remembered, explorer: next };
-    setExplorerState(next);
-  };
-  const setSide = (next: string) => {
-    remembered = { ...remembered, side: next };
-    setSideState(next);
-  };
+  const view = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(loadWidth);
+  // The view's width bounds the explorer's (the detail keeps its room when the window narrows).
+  const [viewWidth, setViewWidth] = useState<number | undefined>(undefined);
+  useEffect(() => {
+    const el = view.current;
+    if (!el) return;
+    const observer = new ResizeObserver(() => setViewWidth(el.clientWidth));
+    observer.observe(el);
+    setViewWidth(el.clientWidth);
+    return () => observer.disconnect();
+  }, []);
 
   const connected = servers.filter((s) => s.state === 'connected');
   const connectedKey = connected.map((s) => `${s.id}:${s.toolCount}:${s.name}`).join(',');
@@ -51,7 +48,11 @@ export function ToolsView({ servers }: { servers: ServerStatus[] }) {
     api.listTools().then(
       (list) => {
         if (!live) return;
-        setTools(list);
+        // The first list after a remount: bring the remembered selection into view.
+        setTools((old) => {
+          if (old.length === 0 && list.length > 0) setScrollNonce((n) => n + 1);
+          return list;
+        });
         setLoadError(null);
       },
       (e: Error) => live && setLoadError(e.message),
@@ -85,8 +86,8 @@ export function ToolsView({ servers }: { servers: ServerStatus[] }) {
   const tool = tools.find((t) => t.name === selected);
 
   return (
-    <div style={{ display: 'flex', gap: 16, height: 'calc(100dvh - 48px - 32px - 52px)', minHeight: 420 }} data-testid="tools-view">
-      <div style={{ width: 330, flex: 'none', display: 'flex', flexDirection: 'column', minHeight: 0 }}>
+    <div ref={view} style={{ display: 'flex', height: 'calc(100dvh - 48px - 32px - 52px)', minHeight: 420 }} data-testid="tools-view">
+      <div style={{ width: clampWidth(width, viewWidth), flex: 'none', display: 'flex', flexDirection: 'column', minHeight: 0 }} data-testid="tool-explorer-pane">
         <Tabs value={side} onChange={(v) => v && setSide(v)} style={{ display: 'flex', flexDirection: 'column', flex: 1, minHeight: 0 }} keepMounted={false}>
           <Tabs.List grow mb={8}>
             <Tabs.Tab value="tools" data-testid="tools-tab-tools">
@@ -123,6 +124,7 @@ export function ToolsView({ servers }: { servers: ServerStatus[] }) {
           </Tabs.Panel>
         </Tabs>
       </div>
+      <ExplorerSplitter width={width} onWidth={setWidth} viewWidth={viewWidth} />
       <div style={{ flex: 1, minWidth: 0, minHeight: 0 }}>
         {tool ? (
           <ToolDetail key={tool.name} tool={tool} />
@@ -137,5 +139,63 @@ export function ToolsView({ servers }: { servers: ServerStatus[] }) {
         )}
       </div>
     </div>
+  );
+}
+
+/**
+ * The bar between the explorer and the detail: drag it, or focus it and use ←/→ (Shift: bigger
+ * steps), Home/End (narrowest/widest), Enter (back to the default). Saved when a move ends.
+ */
+function ExplorerSplitter({ width, onWidth, viewWidth }: { width: number; onWidth(width: number): void; viewWidth: number | undefined }) {
+  const drag = useRef<{ startX: number; startWidth: number; pointer: number } | null>(null);
+  const shown = clampWidth(width, viewWidth);
+  const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {
+    if (e.button !== 0) return;
+    e.preventDefault();
+    e.currentTarget.setPointerCapture(e.pointerId);
+    e.currentTarget.focus();
+    drag.current = { startX: e.clientX, startWidth: shown, pointer: e.pointerId };
+  };
+  const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
+    if (!drag.current || drag.current.pointer !== e.pointerId) return;
+    onWidth(clampWidth(drag.current.startWidth + e.clientX - drag.current.startX, viewWidth));
+  };
+  const end = (e: PointerEvent<HTMLDivElement>) => {
+    if (!drag.current || drag.current.pointer !== e.pointerId) return;
+    const next = clampWidth(drag.current.startWidth + e.clientX - drag.current.startX, viewWidth);
+    drag.current = null;
+    onWidth(next);
+    saveWidth(next);
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const next = widthAfterKey(shown, e.key, e.shiftKey, viewWidth);
+    if (next === null) return;
+    e.preventDefault();
+    onWidth(next);
+    saveWidth(next);
+  };
+  return (
+    <div
+      className={classes.splitter}
+      role="separator"
+      aria-orientation="vertical"
+      aria-label="Resize the tool explorer"
+      aria-valuemin={EXPLORER_WIDTH.min}
+      aria-valuemax={maxWidthFor(viewWidth)}
+      aria-valuenow={shown}
+      aria-valuetext={`${shown} pixels wide`}
+      title="Drag to resize the explorer (or focus and use ←/→; Enter resets)"
+      tabIndex={0}
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
+      onPointerUp={end}
+      onPointerCancel={end}
+      onDoubleClick={() => {
+        onWidth(EXPLORER_WIDTH.initial);
+        saveWidth(EXPLORER_WIDTH.initial);
+      }}
+      onKeyDown={onKeyDown}
+      data-testid="tool-explorer-splitter"
+    />
   );
 }
