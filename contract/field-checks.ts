@@ -109,3 +109,49 @@ function secretIn(words: string[]): string | undefined {
   }
   return undefined;
 }
+
+export type RootUri = { ok: true; uri: string; fromPath: boolean } | { ok: false; error: string };
+
+/**
+ * A root as the person typed it, as the URI `roots/list` sends: a URI stays as typed (a file:
+ * URI normalized: spaces and the like percent-encoded); an absolute path becomes a file: URI with
+ * `pathToFileURL`'s encoding — POSIX (`/home/me/project`), Windows (`C:\work`, `C:/work`) and UNC
+ * (`\\server\share\x`). `~` is refused rather than guessed (the home directory is the server
+ * machine's business, and Switchboard does not expand it); so is a relative path, which has no
+ * meaning to a server that does not share Switchboard's working directory. Runs in the renderer
+ * and in main (the contract's schema uses it), so both say the same.
+ */
+export function toRootUri(input: string): RootUri {
+  const text = input.trim();
+  if (text === '') return { ok: false, error: 'a root needs a folder path or a URI' };
+  if (text.length > 4_096) return { ok: false, error: 'a root is at most 4,096 characters' };
+  if (/^~/.test(text)) return { ok: false, error: `“~” is not expanded: write the full path (for example /home/me${text.slice(1).replace(/^[^/\\]*/, '')} or C:\\Users\\me\\…)` };
+  // Windows drive paths first: "C:" would otherwise read as a URI scheme.
+  if (/^[a-z]:([\\/]|$)/i.test(text)) return { ok: true, uri: pathUri(`/${text.replace(/\\/g, '/')}`, ''), fromPath: true };
+  const unc = /^[\\/]{2}([^\\/]+)[\\/]+(.*)$/.exec(text);
+  if (unc && text.startsWith('\\\\')) return { ok: true, uri: pathUri(`/${unc[2]!.replace(/\\/g, '/')}`, unc[1]!), fromPath: true };
+  if (text.startsWith('/')) return { ok: true, uri: pathUri(encodePosix(text), ''), fromPath: true };
+  if (/^[a-z][a-z0-9+.-]+:/i.test(text)) {
+    if (!isUri(text)) return { ok: false, error: `“${text.slice(0, 80)}” is not a valid URI` };
+    return { ok: true, uri: /^file:/i.test(text) ? new URL(text).href : text, fromPath: false };
+  }
+  return { ok: false, error: `“${text.slice(0, 80)}” is a relative path: a root must be an absolute path (/home/me/project, C:\\work) or a URI (file:///home/me/project)` };
+}
+
+/**
+ * What `pathToFileURL` escapes itself before the URL parser sees the path (the parser encodes
+ * the rest: spaces, quotes, #, ?, non-ASCII…). On POSIX a backslash is a file name's character.
+ */
+const PATH_ESCAPES: Record<string, string> = { '%': '%25', '\\': '%5C', '\n': '%0A', '\r': '%0D', '\t': '%09', '[': '%5B', ']': '%5D', '^': '%5E', '|': '%7C', '~': '%7E' };
+
+function encodePosix(path: string): string {
+  return path.replace(/[%\\\n\r\t[\]^|~]/g, (c) => PATH_ESCAPES[c]!);
+}
+
+function pathUri(path: string, host: string): string {
+  const url = new URL('file://');
+  if (host) url.hostname = host;
+  // Windows paths arrive with "\\" already turned into "/".
+  url.pathname = host || /^\/[a-z]:/i.test(path) ? encodePosix(path) : path;
+  return url.href;
+}
