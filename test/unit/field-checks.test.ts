@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { looksLikeSecret, secretAskedFor } from '../../contract/field-checks';
 import { fieldsOf } from '../../renderer/src/features/requests/form-model';
@@ -66,9 +67,9 @@ describe('secretAskedFor', () => {
 describe("server-everything's trigger-elicitation-request form", () => {
   it('has no field that asks for a secret', async () => {
     // Its schema, as the published server sends it (read from its code: it is a literal there).
-    const source = readFileSync(join(import.meta.dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/tools/trigger-elicitation-request.js'), 'utf8');
-    expect(source).toContain('do not give us your phone number, pin');
-    const { registerTriggerElicitationRequestTool } = (await import('@modelcontextprotocol/server-everything/dist/tools/trigger-elicitation-request.js')) as {
+    const file = join(import.meta.dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/tools/trigger-elicitation-request.js');
+    expect(readFileSync(file, 'utf8')).toContain('do not give us your phone number, pin');
+    const { registerTriggerElicitationRequestTool } = (await import(pathToFileURL(file).href)) as {
       registerTriggerElicitationRequestTool(server: unknown): void;
     };
     let schema: unknown;
