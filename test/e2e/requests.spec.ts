@@ -206,7 +206,11 @@ test('URL mode: the link with its host, opened after consent, then "completed" (
   expect(opened).toContain(DASHBOARD_URL);
   const received = await resultJson(await call.result());
   expect(received.action).toBe('accept');
-  // The server confirms with notifications/elicitation/complete a moment later.
+  // Answered: the center closes, like after any answer. The server confirms with
+  // notifications/elicitation/complete a moment later; Recent shows it.
+  await expect(page.getByTestId('request-center')).toBeHidden();
+  await page.getByTestId('requests-badge').click();
+  await page.getByTestId('request-center').getByTestId('recent-item').first().click();
   const status = page.getByTestId('request-center').getByTestId('url-status');
   await expect(status).toContainText('completed');
   await page.screenshot({ path: testInfo.outputPath('url-completed.png') });

@@ -23,6 +23,21 @@ const OUTCOME_COLOR: Record<HistoryEntry['outcome'], string> = {
   cancelled: 'var(--mantine-color-gray-5)',
 };
 
+const OUTCOME_WORD: Record<HistoryEntry['outcome'], string> = {
+  ok: 'ok',
+  'tool-error': 'tool error',
+  'rpc-error': 'JSON-RPC error',
+  timeout: 'timed out',
+  'transport-error': 'failed',
+  cancelled: 'cancelled',
+};
+
+/** What became of a call, said once: main's words for a failure when it has them, else the outcome. */
+export function historyOutcome(entry: Pick<HistoryEntry, 'outcome' | 'error'>): string {
+  if (entry.outcome === 'ok' || entry.outcome === 'tool-error' || entry.outcome === 'cancelled' || !entry.error) return OUTCOME_WORD[entry.outcome];
+  return entry.error.length > 300 ? `${entry.error.slice(0, 300)}…` : entry.error;
+}
+
 function argsPreview(args: Record<string, unknown>): string {
   const text = safeStringify(args);
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
@@ -102,7 +117,7 @@ export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]
                     data-testid="history-item"
                     data-tool-name={entry.tool}
                     data-outcome={entry.outcome}
-                    title={tool ? 'Put these arguments in the form' : 'This tool is not available now (its server is not connected)'}
+                    title={`${entry.error ? `${entry.error}\n\n` : ''}${tool ? 'Put these arguments in the form' : 'This tool is not available now (its server is not connected)'}`}
                   >
                     <Group gap={6} wrap="nowrap">
                       <span className={classes.outcomeDot} style={{ background: OUTCOME_COLOR[entry.outcome] }} />
@@ -114,8 +129,8 @@ export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]
                       </Text>
                     </Group>
                     <Group gap={6} wrap="nowrap">
-                      <Text size="xs" c="dimmed" style={{ flex: 'none' }}>
-                        {new Date(entry.ts).toLocaleTimeString()} · {entry.outcome}
+                      <Text size="xs" c={entry.error && entry.outcome !== 'tool-error' && entry.outcome !== 'cancelled' ? 'red' : 'dimmed'} style={{ flex: entry.error ? '0 1 auto' : 'none', minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }} data-testid="history-outcome">
+                        {new Date(entry.ts).toLocaleTimeString()} · <SafeLabel text={historyOutcome(entry)} max={300} />
                       </Text>
                       <Text size="xs" c="dimmed" className="mono" style={{ minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }}>
                         <SafeLabel text={argsPreview(entry.args)} max={200} />

@@ -1,0 +1,212 @@
+/**
+ * Issue #11, the rough edges a new user met against the published reference servers: the secret
+ * warning on server-everything's elicitation form (12), roots typed as paths (13), a server
+ * killed mid-call (15), URL elicitation's dialog (16), the Auth view's header at 1024–1920 px
+ * (10), and no view overflowing the window (18).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
+import { pendingRequest, startCall, stubExternalPages } from './support/requests';
+import { shot } from './support/screenshots';
+import { addServer, callTool, shellQuote } from './support/ui';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+let app: BrowserModeApp;
+
+test.beforeAll(async () => {
+  app = await startBrowserMode();
+});
+
+test.afterAll(async () => {
+  await app?.close();
+});
+
+test.describe.configure({ mode: 'serial' });
+test.setTimeout(180_000);
+
+const serverItem = (page: Page, name: string) => page.locator(`[data-testid="server-item"][data-server-name="${name}"]`);
+
+/** server-everything over stdio, under a name; `marker` is an extra argument (it ignores it) that finds its process. */
+async function addEverything(page: Page, name: string, marker = name): Promise<void> {
+  if ((await serverItem(page, name).count()) === 0) await addServer(page, { name, command: shellQuote([process.execPath, EVERYTHING, 'stdio', `--marker=${marker}`]) });
+  await expect(serverItem(page, name)).toHaveAttribute('data-state', 'connected');
+}
+
+/** The pid of browser mode's child process whose command line carries this marker. */
+function serverPid(marker: string): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== app.process.pid) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(`--marker=${marker}`)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no child process of browser mode carries --marker=${marker}`);
+}
+
+async function ready(page: Page, size = { width: 1400, height: 900 }): Promise<void> {
+  await page.setViewportSize(size);
+  await openApp(page, app);
+}
+
+/** Light and dark pictures of what is on screen now. */
+async function pictures(page: Page, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+const toolError = (page: Page) => page.getByTestId('tool-detail').getByTestId('tool-error-message');
+
+test('12: server-everything\'s elicitation form gets no secret warning (its "pin" is in a "do not give us" clause)', async ({ page }) => {
+  await ready(page);
+  await addEverything(page, 'everything');
+  const call = startCall(page, 'everything__trigger-elicitation-request', {});
+  const form = await pendingRequest(page, 'elicitation-form');
+  await expect(form.locator('[data-field-name="integer"]')).toContainText('do not give us your phone number, pin');
+  await expect(form.getByTestId('form-field')).toHaveCount(await form.getByTestId('form-field').count());
+  expect(await form.getByTestId('form-field').count()).toBeGreaterThan(8);
+  await expect(form.getByTestId('secret-warning')).toHaveCount(0);
+  await expect(form.locator('[data-testid^="secret-note-"]')).toHaveCount(0);
+  await page.getByTestId('request-detail').evaluate((e) => e.scrollTo(0, 0));
+  await pictures(page, 'elicitation-everything');
+  await form.getByTestId('answer-cancel').click();
+  await expect(page.getByTestId('request-center')).toBeHidden();
+  await expect((await call.result()).getByTestId('tool-result-text').first()).toContainText('cancel');
+});
+
+test('13: roots typed as paths reach server-everything as file:// URIs; relative paths and ~ are refused — in the dialog and the server form', async ({ page }) => {
+  await ready(page);
+  await addEverything(page, 'everything');
+  await page.getByTestId('requests-badge').click();
+  await page.getByTestId('roots-open').click();
+  const editor = page.getByTestId('roots-editor');
+  await editor.getByTestId('roots-server').selectOption({ label: 'everything' });
+  await editor.getByTestId('root-add').click();
+  const first = editor.getByTestId('root-uri').nth(0);
+  await first.fill('/tmp/my project #1');
+  await expect(editor.getByTestId('root-uri-preview')).toHaveText('sent as file:///tmp/my%20project%20%231');
+  await editor.getByTestId('root-name').nth(0).fill('project');
+  await editor.getByTestId('root-add').click();
+  const second = editor.getByTestId('root-uri').nth(1);
+  await second.fill('~/notes');
+  await expect(editor.getByTestId('root-row').nth(1)).toContainText('“~” is not expanded');
+  await second.fill('notes');
+  await expect(editor.getByTestId('root-row').nth(1)).toContainText('is a relative path');
+  // Main says the same when asked anyway, for that row.
+  await editor.getByTestId('roots-save').click();
+  await expect(editor.getByTestId('roots-error')).toContainText('roots.1.uri');
+  await expect(editor.getByTestId('roots-error')).toContainText('is a relative path');
+  await second.fill('C:\\work\\notes');
+  await expect(editor.getByTestId('root-uri-preview').nth(1)).toHaveText('sent as file:///C:/work/notes');
+  await pictures(page, 'roots-paths');
+  await editor.getByTestId('roots-save').click();
+  await expect(editor.getByTestId('roots-saved')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await expect(editor).toBeHidden();
+  // The first root reconnected the server (the capability is declared at connect): it asks for the roots.
+  await expect(serverItem(page, 'everything')).toHaveAttribute('data-state', 'connected');
+  await expect(page.locator('[data-tool-name="everything__get-roots-list"]')).toHaveCount(1);
+  const listed = await callTool(page, 'everything__get-roots-list', {});
+  await expect(listed.getByTestId('tool-result-text').first()).toContainText('file:///tmp/my%20project%20%231');
+  await expect(listed.getByTestId('tool-result-text').first()).toContainText('file:///C:/work/notes');
+
+  // The server form: "One folder path or URI per line" — the same rules.
+  await page.getByTestId('add-server-open').click();
+  const form = page.getByTestId('add-server-form');
+  await form.getByText('stdio (command)', { exact: true }).click();
+  await form.getByTestId('add-server-name').fill('rooted');
+  await form.getByTestId('add-server-command').fill(shellQuote([process.execPath, EVERYTHING, 'stdio', '--marker=rooted']));
+  await form.getByTestId('server-advanced').click();
+  await form.getByTestId('server-roots').fill('/tmp/form root\nrelative/dir');
+  await form.getByTestId('add-server-submit').click();
+  await expect(form).toContainText('is a relative path');
+  await form.getByTestId('server-roots').fill('/tmp/form root\nfile:///srv/data');
+  await form.getByTestId('add-server-submit').click();
+  await expect(serverItem(page, 'rooted')).toHaveAttribute('data-state', 'connected');
+  const rooted = await callTool(page, 'rooted__get-roots-list', {});
+  await expect(rooted.getByTestId('tool-result-text').first()).toContainText('file:///tmp/form%20root');
+  await expect(rooted.getByTestId('tool-result-text').first()).toContainText('file:///srv/data');
+});
+
+test('16: answering server-everything\'s URL elicitation (open, decline, cancel) closes the dialog, like the others', async ({ page }) => {
+  const opened = await stubExternalPages(page);
+  await ready(page);
+  await addEverything(page, 'everything');
+  const center = page.getByTestId('request-center');
+
+  let call = startCall(page, 'everything__trigger-url-elicitation', { url: 'https://example.com/consent?step=1', elicitationId: 'e2e-open' });
+  let dialog = await pendingRequest(page, 'elicitation-url');
+  await expect(dialog.getByTestId('url-host')).toHaveText('example.com');
+  await pictures(page, 'url-elicitation-everything');
+  const popup = page.waitForEvent('popup');
+  await dialog.getByTestId('url-open').click();
+  await (await popup).close();
+  await expect(center).toBeHidden();
+  expect(opened).toContain('https://example.com/consent?step=1');
+  await expect((await call.result()).getByTestId('tool-result-text').first()).toContainText('User completed the URL elicitation flow');
+  // What happened stays under Recent, with the link's state.
+  await page.getByTestId('requests-badge').click();
+  await center.getByTestId('recent-item').first().click();
+  await expect(center.getByTestId('request-resolved')).toHaveAttribute('data-action', 'accept');
+  await expect(center.getByTestId('url-status')).toContainText('waiting for the server to confirm');
+  await page.keyboard.press('Escape');
+  await expect(center).toBeHidden();
+
+  for (const [action, said] of [
+    ['decline', 'User declined to open the URL'],
+    ['cancel', 'User cancelled the URL elicitation'],
+  ] as const) {
+    call = startCall(page, 'everything__trigger-url-elicitation', { url: `https://example.com/${action}`, elicitationId: `e2e-${action}` });
+    dialog = await pendingRequest(page, 'elicitation-url');
+    await dialog.getByTestId(`answer-${action}`).click();
+    await expect(center).toBeHidden();
+    await expect((await call.result()).getByTestId('tool-result-text').first()).toContainText(said);
+  }
+});
+
+test('15: server-everything killed while a call runs — the call and the history say once that its process ended', async ({ page }) => {
+  await ready(page);
+  await addEverything(page, 'doomed');
+  startCall(page, 'doomed__trigger-long-running-operation', { duration: 60, steps: 60 });
+  await expect(page.getByTestId('tool-detail').getByTestId('tool-running')).toBeVisible();
+  process.kill(serverPid('doomed'), 'SIGKILL');
+  const message = toolError(page);
+  await expect(message).toContainText('doomed: the server process ended on signal SIGKILL while tools/call was running. The call was not repeated');
+  await expect(message).not.toContainText(/cancel|Connection closed/i);
+
+  await page.getByTestId('tools-tab-history').click();
+  const entry = page.locator('[data-testid="history-item"][data-tool-name="doomed__trigger-long-running-operation"]').first();
+  await expect(entry).toHaveAttribute('data-outcome', 'transport-error');
+  const outcome = entry.getByTestId('history-outcome');
+  await expect(outcome).toContainText('the server process ended on signal SIGKILL while the call was running');
+  expect(((await outcome.innerText()).match(/ended on signal/g) ?? []).length).toBe(1);
+  await expect(outcome).not.toContainText(/cancel/i);
+  await pictures(page, 'history-killed');
+
+  // A question pending when the process dies: the request center says the connection closed — once, not "cancelled by the server".
+  await expect(serverItem(page, 'doomed')).toHaveAttribute('data-state', 'connected');
+  startCall(page, 'doomed__trigger-elicitation-request', {});
+  await pendingRequest(page, 'elicitation-form', 'doomed');
+  process.kill(serverPid('doomed'), 'SIGKILL');
+  await expect(toolError(page)).toContainText('the server process ended on signal SIGKILL while tools/call was running');
+  const center = page.getByTestId('request-center');
+  if (!(await center.isVisible())) await page.getByTestId('requests-badge').click();
+  const recent = center.getByTestId('recent-item').first();
+  await expect(recent.getByTestId('recent-outcome')).toHaveText(/^the connection closed \(the server went away\) · /);
+  await expect(recent).not.toContainText(/cancelled/i);
+  await recent.click();
+  await expect(center.getByTestId('request-resolved')).toHaveAttribute('data-outcome', 'connection-closed');
+  await page.keyboard.press('Escape');
+});
