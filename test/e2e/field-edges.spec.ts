@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { startOAuthFixture } from '../fixtures/oauth/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { pendingRequest, startCall, stubExternalPages } from './support/requests';
 import { shot } from './support/screenshots';
@@ -16,13 +17,16 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 let app: BrowserModeApp;
+let oauth: Awaited<ReturnType<typeof startOAuthFixture>>;
 
 test.beforeAll(async () => {
   app = await startBrowserMode();
+  oauth = await startOAuthFixture({ mode: 'dcr', approve: 'auto' });
 });
 
 test.afterAll(async () => {
   await app?.close();
+  await oauth?.close();
 });
 
 test.describe.configure({ mode: 'serial' });
@@ -209,4 +213,120 @@ test('15: server-everything killed while a call runs — the call and the histor
   await recent.click();
   await expect(center.getByTestId('request-resolved')).toHaveAttribute('data-outcome', 'connection-closed');
   await page.keyboard.press('Escape');
+});
+
+/** What the page's elements are to these checks (the Node-side tsconfig has no DOM types). */
+interface Box {
+  scrollWidth: number;
+  clientWidth: number;
+  scrollHeight: number;
+  clientHeight: number;
+}
+interface Label extends Box {
+  offsetParent: unknown;
+  textContent: string | null;
+  closest(selector: string): Box | null;
+}
+
+/** Buttons and badges in `scope` whose text does not fit (cut with an ellipsis, or squeezed to nothing). */
+async function squeezed(page: Page, scope: string): Promise<string[]> {
+  return page.locator(scope).evaluate((root) =>
+    [...(root as unknown as { querySelectorAll(selector: string): Iterable<Label> }).querySelectorAll('.mantine-Badge-label, .mantine-Button-label')]
+      .filter((label) => label.offsetParent !== null && (label.textContent ?? '').trim() !== '')
+      .filter((label) => {
+        const box = label.closest('.mantine-Badge-root, .mantine-Button-root') ?? label;
+        return label.scrollWidth > label.clientWidth + 1 || box.scrollWidth > box.clientWidth + 1;
+      })
+      .map((label) => `"${label.textContent}" ${label.clientWidth}px of ${label.scrollWidth}px`),
+  );
+}
+
+test('10: the Auth view at 1024–1920 px: Sign in / Sign out and the state badge keep their text, signed out and signed in', async ({ page }) => {
+  await ready(page);
+  if ((await serverItem(page, 'secure').count()) === 0) {
+    await addServer(page, { name: 'secure', url: oauth.url });
+    // Not now: the server stays signed out (the state the issue met).
+    const prompt = page.getByTestId('signin-prompt');
+    await expect(prompt).toBeVisible();
+    await prompt.getByTestId('signin-cancel').click();
+    await expect(prompt).toBeHidden();
+  }
+  await serverItem(page, 'secure').click();
+  await page.getByTestId('view-auth').click();
+  const status = page.getByTestId('auth-status');
+  await expect(status).toHaveAttribute('data-loaded', 'true');
+  await expect(status).toHaveAttribute('data-signed-in', 'false');
+  await expect(page.getByTestId('auth-state')).toHaveText('not signed in');
+
+  const check = async (name: string, widths: number[], pictured: number[]) => {
+    for (const width of widths) {
+      await page.setViewportSize({ width, height: width >= 1400 ? 900 : 768 });
+      await expect(page.getByTestId('auth-signin')).toBeVisible();
+      // Whatever the width, every button and badge of the view shows all of its text…
+      await expect.poll(() => squeezed(page, '[data-testid="auth-view"]'), { message: `${name} at ${width}px` }).toEqual([]);
+      // …and the header's pieces do not overlap.
+      const boxes = await Promise.all(['auth-state', 'auth-signin', 'auth-signout'].map(async (id) => (await page.getByTestId(id).boundingBox())!));
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++) {
+          const [a, b] = [boxes[i]!, boxes[j]!];
+          const overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+          expect(overlap, `${name} at ${width}px: header items ${i} and ${j} overlap`).toBe(false);
+        }
+      if (pictured.includes(width)) await pictures(page, `${name}-${width}`);
+    }
+  };
+  await check('auth-cancelled', [1920, 1400, 1280, 1024], [1024]);
+
+  // Signed in (the fixture approves by itself): the same.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.getByTestId('auth-signin').click();
+  const prompt = page.getByTestId('signin-prompt');
+  await expect(prompt).toBeVisible();
+  await prompt.getByTestId('signin-open').click();
+  await expect(prompt).toBeHidden();
+  await expect(status).toHaveAttribute('data-signed-in', 'true');
+  await expect(page.getByTestId('auth-state')).toHaveText('signed in');
+  await check('auth-signed-in', [1920, 1400, 1024], [1024]);
+
+  // Signed out: "not signed in" with its explanation — the state the issue met at 1400 px.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.getByTestId('auth-signout').click();
+  await page.getByTestId('auth-signout-confirm').click();
+  await expect(status).toHaveAttribute('data-signed-in', 'false');
+  await expect(page.getByTestId('auth-idle')).toBeVisible();
+  await expect(page.getByTestId('auth-state')).toHaveText('not signed in');
+  await check('auth', [1920, 1400, 1280, 1024], [1400, 1024]);
+});
+
+test('18: no view makes the window scroll, at 1400×900 and 1024×768; Traffic fills its panel without a scrollbar', async ({ page }) => {
+  await ready(page);
+  const views = ['tools', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth'];
+  const measured: Record<string, unknown> = {};
+  for (const size of [
+    { width: 1400, height: 900 },
+    { width: 1024, height: 768 },
+  ]) {
+    await page.setViewportSize(size);
+    for (const view of views) {
+      await page.getByTestId(`view-${view}`).click();
+      await expect(page.getByTestId(`view-${view}`)).toHaveAttribute('aria-selected', 'true');
+      const panel = page.locator('.app-tabs > [role="tabpanel"]');
+      await expect(panel).toBeVisible();
+      const sizes = () =>
+        page.evaluate(() => {
+          const { document } = globalThis as unknown as { document: { scrollingElement: Box | null; documentElement: Box; querySelector(selector: string): Box | null } };
+          const doc = document.scrollingElement ?? document.documentElement;
+          const panel = document.querySelector('.app-tabs > [role="tabpanel"]')!;
+          return { doc: [doc.scrollHeight - doc.clientHeight, doc.scrollWidth - doc.clientWidth], panel: [panel.scrollHeight - panel.clientHeight, panel.scrollWidth - panel.clientWidth] };
+        });
+      // The document never overflows the window, either way.
+      await expect.poll(async () => (await sizes()).doc, { message: `${view} at ${size.width}×${size.height}` }).toEqual([0, 0]);
+      measured[`${view} ${size.width}×${size.height}`] = await sizes();
+      if (view === 'traffic') {
+        await expect.poll(async () => (await sizes()).panel, { message: `traffic's panel at ${size.width}×${size.height}` }).toEqual([0, 0]);
+        await pictures(page, `layout-traffic-${size.width}`);
+      }
+    }
+  }
+  console.log('overflow (px) of the document and of the open panel, [vertical, horizontal]:', JSON.stringify(measured));
 });
