@@ -310,15 +310,16 @@ test('18: no view makes the window scroll, at 1400×900 and 1024×768; Traffic f
     for (const view of views) {
       await page.getByTestId(`view-${view}`).click();
       await expect(page.getByTestId(`view-${view}`)).toHaveAttribute('aria-selected', 'true');
-      const panel = page.locator('.app-tabs > [role="tabpanel"]');
-      await expect(panel).toBeVisible();
+      // The app's panel for this view (the Tools view has tabs of its own).
+      const selector = `[id="${await page.getByTestId(`view-${view}`).getAttribute('aria-controls')}"]`;
+      await expect(page.locator(selector)).toBeVisible();
       const sizes = () =>
-        page.evaluate(() => {
+        page.evaluate((selector) => {
           const { document } = globalThis as unknown as { document: { scrollingElement: Box | null; documentElement: Box; querySelector(selector: string): Box | null } };
           const doc = document.scrollingElement ?? document.documentElement;
-          const panel = document.querySelector('.app-tabs > [role="tabpanel"]')!;
+          const panel = document.querySelector(selector)!;
           return { doc: [doc.scrollHeight - doc.clientHeight, doc.scrollWidth - doc.clientWidth], panel: [panel.scrollHeight - panel.clientHeight, panel.scrollWidth - panel.clientWidth] };
-        });
+        }, selector);
       // The document never overflows the window, either way.
       await expect.poll(async () => (await sizes()).doc, { message: `${view} at ${size.width}×${size.height}` }).toEqual([0, 0]);
       measured[`${view} ${size.width}×${size.height}`] = await sizes();
