@@ -112,6 +112,8 @@ test('13: roots typed as paths reach server-everything as file:// URIs; relative
   await expect(editor.getByTestId('roots-error')).toContainText('roots.1.uri');
   await expect(editor.getByTestId('roots-error')).toContainText('is a relative path');
   await second.fill('C:\\work\\notes');
+  await expect(editor.getByTestId('roots-error')).toHaveCount(0); // main's word was about the row as it was
+  await expect(editor.getByTestId('root-row').nth(1)).not.toContainText('relative');
   await expect(editor.getByTestId('root-uri-preview').nth(1)).toHaveText('sent as file:///C:/work/notes');
   await pictures(page, 'roots-paths');
   await editor.getByTestId('roots-save').click();

@@ -44,7 +44,12 @@ export function RootsEditor({ opened, onClose, servers, serverId }: { opened: bo
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [selected, opened]);
 
-  const update = (i: number, patch: Partial<Row>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const update = (i: number, patch: Partial<Row>) => {
+    setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+    // What main said was about the rows as they were: an edit makes it stale.
+    if (error) setError(null);
+    if (saved) setSaved(null);
+  };
 
   const save = async () => {
     if (!server) return;

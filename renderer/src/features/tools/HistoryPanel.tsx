@@ -32,9 +32,12 @@ const OUTCOME_WORD: Record<HistoryEntry['outcome'], string> = {
   cancelled: 'cancelled',
 };
 
+const failedWithReason = (entry: Pick<HistoryEntry, 'outcome' | 'error'>): entry is Pick<HistoryEntry, 'outcome'> & { error: string } =>
+  entry.outcome !== 'ok' && entry.outcome !== 'tool-error' && entry.outcome !== 'cancelled' && !!entry.error;
+
 /** What became of a call, said once: main's words for a failure when it has them, else the outcome. */
 export function historyOutcome(entry: Pick<HistoryEntry, 'outcome' | 'error'>): string {
-  if (entry.outcome === 'ok' || entry.outcome === 'tool-error' || entry.outcome === 'cancelled' || !entry.error) return OUTCOME_WORD[entry.outcome];
+  if (!failedWithReason(entry)) return OUTCOME_WORD[entry.outcome];
   return entry.error.length > 300 ? `${entry.error.slice(0, 300)}…` : entry.error;
 }
 
@@ -129,12 +132,15 @@ export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]
                       </Text>
                     </Group>
                     <Group gap={6} wrap="nowrap">
-                      <Text size="xs" c={entry.error && entry.outcome !== 'tool-error' && entry.outcome !== 'cancelled' ? 'red' : 'dimmed'} style={{ flex: entry.error ? '0 1 auto' : 'none', minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }} data-testid="history-outcome">
+                      <Text size="xs" c={failedWithReason(entry) ? 'red' : 'dimmed'} style={{ flex: failedWithReason(entry) ? '1 1 auto' : 'none', minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }} data-testid="history-outcome">
                         {new Date(entry.ts).toLocaleTimeString()} · <SafeLabel text={historyOutcome(entry)} max={300} />
                       </Text>
-                      <Text size="xs" c="dimmed" className="mono" style={{ minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }}>
-                        <SafeLabel text={argsPreview(entry.args)} max={200} />
-                      </Text>
+                      {/* A failure's reason gets the line (its arguments go in the form on click). */}
+                      {!failedWithReason(entry) && (
+                        <Text size="xs" c="dimmed" className="mono" style={{ minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }}>
+                          <SafeLabel text={argsPreview(entry.args)} max={200} />
+                        </Text>
+                      )}
                     </Group>
                   </UnstyledButton>
                   <Tooltip label="Run again with these arguments">
