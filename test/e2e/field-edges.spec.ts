@@ -189,7 +189,7 @@ test('15: server-everything killed while a call runs — the call and the histor
   await expect(page.getByTestId('tool-detail').getByTestId('tool-running')).toBeVisible();
   process.kill(serverPid('doomed'), 'SIGKILL');
   const message = toolError(page);
-  await expect(message).toContainText('doomed: the server process ended on signal SIGKILL while tools/call was running. The call was not repeated');
+  await expect(message).toContainText('doomed: the server process ended on signal SIGKILL while tools/call was running. Switchboard reconnects by itself; the call was not repeated.');
   await expect(message).not.toContainText(/cancel|Connection closed/i);
 
   await page.getByTestId('tools-tab-history').click();

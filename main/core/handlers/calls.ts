@@ -25,7 +25,7 @@ const MESSAGE_CLIP = 400;
  */
 export function describeCallError(serverName: string, requestTimeoutSec: number, timeoutMs: number | undefined, error: unknown, redact: (text: string) => string, exit?: ProcessExit): string {
   // The stdio server's process ended while the call ran: that is what happened, said once.
-  if (exit) return `${serverName}: ${exitSentence(exit)} while tools/call was running. The call was not repeated; the sidebar shows whether the server came back.`;
+  if (exit) return `${serverName}: ${exitSentence(exit)} while tools/call was running. Switchboard reconnects by itself; the call was not repeated.`;
   const raw = redact(error instanceof Error ? error.message : String(error));
   const detail = raw.length > MESSAGE_CLIP ? `${raw.slice(0, MESSAGE_CLIP)}… (${raw.length} characters; the whole answer is in Traffic)` : raw;
   const status = httpStatusOf(error);
