@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { HistoryEntry, SavedCall, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { refreshHistory, savedChanged, useHistory, useSavedVersion } from './calls-store';
-import { SafeLabel } from '../../components/SafeText';
+import { SafeLabel, visibleText } from '../../components/SafeText';
 import { formatMs } from './ToolResultView';
 import classes from './tools.module.css';
 
@@ -133,7 +133,7 @@ export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]
                     </Group>
                     <Group gap={6} wrap="nowrap">
                       <Text size="xs" c={failedWithReason(entry) ? 'red' : 'dimmed'} style={{ flex: failedWithReason(entry) ? '1 1 auto' : 'none', minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }} data-testid="history-outcome">
-                        {new Date(entry.ts).toLocaleTimeString()} · <SafeLabel text={historyOutcome(entry)} max={300} />
+                        {new Date(entry.ts).toLocaleTimeString()} · {visibleText(historyOutcome(entry), 300)}
                       </Text>
                       {/* A failure's reason gets the line (its arguments go in the form on click). */}
                       {!failedWithReason(entry) && (
