@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { EventName, MethodName } from './names';
 import { CONNECT_ERROR_KINDS, type ErrorDetail } from './errors';
 import { CHANNELS, EVENT_KINDS, type ServerSnapshot, type TraceEvent } from './trace';
+import { toRootUri } from './field-checks';
 
 export * from './names';
 export * from './errors';
@@ -92,8 +93,14 @@ export const SamplingPolicy = z.enum(['ask', 'reject', 'off']);
 export const RootEntry = z.object({
   uri: z
     .string()
-    .trim()
-    .refine((u) => /^file:\/\//.test(u) || /^[a-z][a-z0-9+.-]*:/i.test(u), 'a root must be a URI such as file:///home/me/project'),
+    .max(4_096)
+    .transform((u, ctx) => {
+      // An absolute path becomes a file: URI; a relative path or ~ is refused with the reason.
+      const root = toRootUri(u);
+      if (root.ok) return root.uri;
+      ctx.addIssue({ code: 'custom', message: root.error });
+      return z.NEVER;
+    }),
   name: z.string().max(200).optional(),
 });
 

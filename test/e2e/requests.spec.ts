@@ -206,7 +206,11 @@ test('URL mode: the link with its host, opened after consent, then "completed" (
   expect(opened).toContain(DASHBOARD_URL);
   const received = await resultJson(await call.result());
   expect(received.action).toBe('accept');
-  // The server confirms with notifications/elicitation/complete a moment later.
+  // Answered: the center closes, like after any answer. The server confirms with
+  // notifications/elicitation/complete a moment later; Recent shows it.
+  await expect(page.getByTestId('request-center')).toBeHidden();
+  await page.getByTestId('requests-badge').click();
+  await page.getByTestId('request-center').getByTestId('recent-item').first().click();
   const status = page.getByTestId('request-center').getByTestId('url-status');
   await expect(status).toContainText('completed');
   await page.screenshot({ path: testInfo.outputPath('url-completed.png') });
@@ -289,7 +293,7 @@ test('roots: edited in the request center, seen by the server', async ({ page })
   await editor.getByTestId('root-add').click();
   await editor.getByTestId('root-uri').fill('not a uri');
   await editor.getByTestId('roots-save').click();
-  await expect(editor.getByTestId('roots-error')).toContainText('a root must be a URI');
+  await expect(editor.getByTestId('roots-error')).toContainText('is a relative path');
   await editor.getByTestId('root-uri').fill('file:///home/ada/project');
   await editor.getByTestId('root-name').fill('project');
   await editor.getByTestId('root-add').click();

@@ -859,7 +859,7 @@ describe.each(ERAS)('stdio faults, %s era', (era) => {
     const beat = heartbeat(world);
 
     const crashed = await world.call('lab__echo', { text: 'boom' });
-    expect(errorOf(crashed)).toBe('lab: the connection failed during tools/call (Connection closed). Switchboard reconnects by itself; the call was not repeated.');
+    expect(errorOf(crashed)).toBe('lab: the server process exited with code 70 while tools/call was running. Switchboard reconnects by itself; the call was not repeated.');
     expect(crashed.ms).toBeLessThan(2000);
     await world.waitForState(labId, 'connected');
     expect(world.states(labId)).toEqual(['connecting', 'connected', 'reconnecting#2', 'connecting#2', 'connected']);

@@ -23,7 +23,9 @@ const MESSAGE_CLIP = 400;
  * connection lost, a body that was not MCP), and where to look. The SDK's own text is kept,
  * clipped (a schema-validation dump can run to kilobytes).
  */
-export function describeCallError(serverName: string, requestTimeoutSec: number, timeoutMs: number | undefined, error: unknown, redact: (text: string) => string): string {
+export function describeCallError(serverName: string, requestTimeoutSec: number, timeoutMs: number | undefined, error: unknown, redact: (text: string) => string, exit?: ProcessExit): string {
+  // The stdio server's process ended while the call ran: that is what happened, said once.
+  if (exit) return `${serverName}: ${exitSentence(exit)} while tools/call was running. Switchboard reconnects by itself; the call was not repeated.`;
   const raw = redact(error instanceof Error ? error.message : String(error));
   const detail = raw.length > MESSAGE_CLIP ? `${raw.slice(0, MESSAGE_CLIP)}… (${raw.length} characters; the whole answer is in Traffic)` : raw;
   const status = httpStatusOf(error);
@@ -41,6 +43,25 @@ export function describeCallError(serverName: string, requestTimeoutSec: number,
   const name = (error as { name?: unknown } | undefined)?.name;
   if (error instanceof SyntaxError || name === 'ZodError' || sdk === SdkErrorCode.InvalidResult || sdk === SdkErrorCode.ClientHttpUnexpectedContent || sdk === SdkErrorCode.UnsupportedResultType) return `${serverName}: the server's answer to tools/call was not valid MCP: ${detail}`;
   return `${serverName}: tools/call failed: ${detail}`;
+}
+
+/** How a stdio server's process ended, from its trace (the `exit` event). */
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
+}
+
+export function exitSentence(exit: ProcessExit): string {
+  return exit.signal ? `the server process ended on signal ${exit.signal}` : `the server process exited with code ${exit.code ?? 'unknown'}`;
+}
+
+/** The exit of this server's process recorded after `sinceSeq` (the call's request), if the call failed because the connection closed. */
+function exitDuringCall(ctx: CoreContext, serverId: string, sinceSeq: number | undefined, error: unknown): ProcessExit | undefined {
+  if (sdkCodeOf(error) !== SdkErrorCode.ConnectionClosed) return undefined;
+  const [event] = ctx.trace.store.query({ servers: [serverId], channels: ['stdio'], kinds: ['exit'], order: 'desc', limit: 1 }).events;
+  if (!event || event.seq <= (sinceSeq ?? 0)) return undefined;
+  const meta = (event.meta ?? {}) as { code?: unknown; signal?: unknown };
+  return { code: typeof meta.code === 'number' ? meta.code : null, signal: typeof meta.signal === 'string' ? meta.signal : null };
 }
 
 /** What the audit and the history call a failure. */
@@ -109,10 +130,10 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
       // The seqs of this call's own request and response, filled as the transport records them.
       let seqs: RequestSeqs = {};
 
-      const finish = (outcome: AuditRecord['outcome'], error?: unknown) => {
+      const finish = (outcome: AuditRecord['outcome'], error?: unknown, said?: string) => {
         const durationMs = performance.now() - started;
         const message = error === undefined ? undefined : connection.redactor.text(error instanceof Error ? error.message : String(error));
-        history.unshift({ id: randomUUID(), ts: Date.now(), serverId: entry.serverId, serverName: entry.serverName, tool: entry.name, args, durationMs, outcome, error: message, traceSeq: seqs.requestSeq, responseSeq: seqs.responseSeq });
+        history.unshift({ id: randomUUID(), ts: Date.now(), serverId: entry.serverId, serverName: entry.serverName, tool: entry.name, args, durationMs, outcome, error: said ?? message, traceSeq: seqs.requestSeq, responseSeq: seqs.responseSeq });
         if (history.length > HISTORY_KEEP) history.length = HISTORY_KEEP;
         const settings = ctx.settings.read();
         ctx.audit.append({
@@ -144,13 +165,15 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
         return { serverId: entry.serverId, tool: entry.name, durationMs, traceSeq: seqs.requestSeq, responseSeq: seqs.responseSeq, result };
       } catch (error) {
         const detail = requestErrorDetail(error, seqs, 0, controller.signal.aborted);
-        const { durationMs } = finish(outcomeOf(detail), error);
+        const exit = detail.kind === 'cancelled' ? undefined : exitDuringCall(ctx, entry.serverId, seqs.requestSeq, error);
+        // The history says what happened in the same words as the call's error.
+        const { durationMs } = finish(outcomeOf(detail), error, exit ? `${exitSentence(exit)} while the call was running` : undefined);
         detail.durationMs = durationMs;
         if (detail.kind === 'cancelled') throw new CoreError('failed', `Cancelled: ${entry.name} was cancelled and the server was told (notifications/cancelled).`, detail);
         if (detail.kind === 'session-expired') throw new CoreError('failed', (error as Error).message, detail);
         // The server's own words; the code, data and seqs travel in the detail.
         if (detail.kind === 'rpc' || detail.kind === 'client-rejected') throw new CoreError('failed', connection.redactor.text(error instanceof Error ? error.message : String(error)), detail);
-        throw new CoreError('failed', describeCallError(entry.serverName, connection.config.requestTimeoutSec, timeoutMs, error, connection.redactor.text.bind(connection.redactor)), detail);
+        throw new CoreError('failed', describeCallError(entry.serverName, connection.config.requestTimeoutSec, timeoutMs, error, connection.redactor.text.bind(connection.redactor), exit), detail);
       } finally {
         if (callId) active.delete(callId);
       }

@@ -5,6 +5,7 @@
  * and answers are also in the trace (the JSON-RPC traffic itself, plus a lifecycle note).
  */
 import { randomUUID } from 'node:crypto';
+import { SdkErrorCode } from '@modelcontextprotocol/client';
 import type { PendingRequest, RequestAnswer } from '../../../contract';
 import type { TraceEventInput } from '../../../contract/trace';
 import type { EventHub } from '../events';
@@ -63,7 +64,9 @@ export class RequestBroker {
           if (finish(error instanceof RequestAbandoned ? 'connection-closed' : 'cancelled-by-server')) reject(error);
         },
       });
-      options.signal?.addEventListener('abort', () => this.waiting.get(pending.id)?.reject(new Error('The server cancelled the request.')), { once: true });
+      // The SDK aborts with its ConnectionClosed error when the connection goes (a killed server): that is not the server cancelling.
+      const closed = () => (options.signal?.reason as { code?: unknown } | undefined)?.code === SdkErrorCode.ConnectionClosed;
+      options.signal?.addEventListener('abort', () => this.waiting.get(pending.id)?.reject(closed() ? new RequestAbandoned('The connection closed.') : new Error('The server cancelled the request.')), { once: true });
       this.note(pending, `${pending.kind} waiting for an answer`);
       this.events.emit('requestPending', pending);
     });

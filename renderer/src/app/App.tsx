@@ -99,10 +99,10 @@ export function App({ carrier }: { carrier: CarrierKind }) {
           <ServerSidebar servers={servers} loaded={loaded} onChanged={refresh} linkUp={status === 'connected'} />
         </ViewBoundary>
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main className="app-main">
         <MainGoneBanner />
         {/* A new epoch (main came back) remounts the views: each fetches what it shows again. */}
-        <Tabs key={epoch} value={nav.view} onChange={(v) => v && navigation.show(v as View)} keepMounted={false}>
+        <Tabs key={epoch} className="app-tabs" value={nav.view} onChange={(v) => v && navigation.show(v as View)} keepMounted={false}>
           <Tabs.List>
             {VIEWS.map((view) => (
               <Tabs.Tab key={view} value={view} data-testid={`view-${view}`}>

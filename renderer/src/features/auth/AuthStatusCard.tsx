@@ -64,36 +64,37 @@ export function AuthStatusCard({ server, status, error }: { server: ServerStatus
   const state = status.inFlow ? 'signing-in' : status.signedIn ? 'signed-in' : 'signed-out';
   return (
     <div className={classes.card} data-testid="auth-status" data-loaded="true" data-applies={status.applies} data-signed-in={status.signedIn} data-in-flow={status.inFlow}>
-      <Group justify="space-between" mb={6} wrap="nowrap">
-        <Group gap="xs">
+      {/* Title and state on the left, actions on the right; when the card is narrow the actions wrap under the title, never shrink. */}
+      <div className={classes.cardHeader}>
+        <Group gap="xs" wrap="nowrap" className={classes.fixed}>
           <Text fw={600} size="sm">
             Sign-in
           </Text>
           {status.applies && (
-            <Badge color={state === 'signed-in' ? 'green' : state === 'signing-in' ? 'blue' : 'gray'} variant="light" data-testid="auth-state">
+            <Badge className={classes.fixed} color={state === 'signed-in' ? 'green' : state === 'signing-in' ? 'blue' : 'gray'} variant="light" data-testid="auth-state">
               {state === 'signed-in' ? 'signed in' : state === 'signing-in' ? 'signing in…' : 'not signed in'}
             </Badge>
           )}
         </Group>
         {status.applies && (
-          <Group gap={6} wrap="nowrap">
-            {!status.signedIn && !status.inFlow && !signingIn && !status.lastFailure && (
-            <Text size="xs" c="dimmed" data-testid="auth-idle">
-              Not signed in. Switchboard signs in when the server answers 401 (on connect, or with Sign in); a server that never asks needs no sign-in.
-            </Text>
-          )}
-          {status.inFlow && (
-              <Button size="compact-xs" variant="default" loading={cancelling} onClick={() => void cancel()} data-testid="auth-cancel-signin">
+          <div className={classes.actions} data-testid="auth-actions">
+            {status.inFlow && (
+              <Button className={classes.fixed} size="compact-xs" variant="default" loading={cancelling} onClick={() => void cancel()} data-testid="auth-cancel-signin">
                 Cancel sign-in
               </Button>
             )}
-            <Button size="compact-xs" loading={signingIn} disabled={server.config.disabled} onClick={() => signIn(server)} data-testid="auth-signin">
+            <Button className={classes.fixed} size="compact-xs" loading={signingIn} disabled={server.config.disabled} onClick={() => signIn(server)} data-testid="auth-signin">
               Sign in
             </Button>
             <SignOutButton server={server} disabled={!status.signedIn && !status.clientId} />
-          </Group>
+          </div>
         )}
-      </Group>
+      </div>
+      {status.applies && !status.signedIn && !status.inFlow && !signingIn && !status.lastFailure && (
+        <Text size="xs" c="dimmed" mb={6} data-testid="auth-idle">
+          Not signed in. Switchboard signs in when the server answers 401 (on connect, or with Sign in); a server that never asks needs no sign-in.
+        </Text>
+      )}
 
       {!status.applies ? (
         <Alert color="gray" p="xs" title="OAuth does not apply" data-testid="auth-not-applicable">
@@ -280,7 +281,7 @@ function SignOutButton({ server, disabled }: { server: ServerStatus; disabled: b
   return (
     <Popover opened={opened} onChange={setOpened} position="bottom-end" withArrow withinPortal>
       <Popover.Target>
-        <Button size="compact-xs" variant="default" color="red" disabled={disabled} onClick={() => setOpened((o) => !o)} data-testid="auth-signout">
+        <Button className={classes.fixed} size="compact-xs" variant="default" color="red" disabled={disabled} onClick={() => setOpened((o) => !o)} data-testid="auth-signout">
           Sign out
         </Button>
       </Popover.Target>

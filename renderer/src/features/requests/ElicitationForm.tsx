@@ -60,10 +60,10 @@ export function ElicitationForm({ request, onAnswer }: AnswerProps) {
         <ServerText text={str(request.params.message) || '(the server sent no message)'} />
       </div>
       {secrets.length > 0 && (
-        <Alert color="orange" variant="light" p="xs" title="This form asks for something that looks like a secret" data-testid="secret-warning">
+        <Alert color="orange" variant="light" p="xs" title="This form asks for a secret" data-testid="secret-warning">
           <Text size="xs">
-            {secrets.map((f) => `“${visible(f.title, 60)}”`).join(', ')} {secrets.length > 1 ? 'look' : 'looks'} like a password, token or key. MCP servers must not ask for secrets through a form: what
-            you type goes to the server as plain text and is kept in Switchboard's trace. Leave it empty unless you trust this server.
+            {secrets.map((f) => `“${visible(f.title, 60)}” asks for ${f.secretWhat ?? 'a secret'}`).join('; ')}. MCP servers must not ask for secrets through a form: what you type goes to the
+            server as plain text and is kept in Switchboard's trace. Leave {secrets.length > 1 ? 'them' : 'it'} empty unless you trust this server.
           </Text>
         </Alert>
       )}
@@ -118,7 +118,7 @@ function FieldInput({ field, value, error, touched, onChange, draft }: { field: 
   const wide = field.kind === 'multi' || field.kind === 'unsupported' || (field.description?.length ?? 0) > 80;
   const secretNote = field.secret ? (
     <Text size="xs" c="orange" data-testid={`secret-note-${field.name}`}>
-      ⚠ Looks like a secret — sent in clear text, kept in the trace.
+      ⚠ Asks for {field.secretWhat ?? 'a secret'} — sent in clear text, kept in the trace.
     </Text>
   ) : null;
 

@@ -14,7 +14,7 @@ import classes from './requests.module.css';
 import { RootsEditor } from './RootsEditor';
 import { SamplingDialog } from './SamplingDialog';
 import { ServerText, str, visible } from './safe';
-import { completionKey, getRequestStore, KIND_LABEL, OUTCOME_LABEL, useRequests, type RequestsSnapshot, type ResolvedRequest } from './store';
+import { completionKey, getRequestStore, KIND_LABEL, OUTCOME_LABEL, outcomeText, useRequests, type RequestsSnapshot, type ResolvedRequest } from './store';
 import { UrlDisplay, UrlElicitation } from './UrlElicitation';
 import { taskTieText } from '../tasks/task-view';
 
@@ -110,8 +110,8 @@ export function RequestCenter({ servers }: { servers: ServerStatus[] }) {
       if (!answered) return 'This request is no longer pending: it timed out, the server cancelled it, or its connection closed.';
       store.answeredLocally(request.id, reply.action);
       const next = store.get().pending.find((r) => r.id !== request.id);
+      // Answered, whatever the kind: on to the next question, or closed (a link flow's completion arrives as a notification, and stays under Recent).
       if (next) setSelected(next.id);
-      else if (request.kind === 'elicitation-url' && reply.action === 'accept') setSelected(request.id);
       else setCenterOpen(false);
       return null;
     } catch (e) {
@@ -207,9 +207,8 @@ function Queue({ snapshot, selected, onSelect, onRoots }: { snapshot: RequestsSn
                 <Text size="xs" truncate>
                   <b>{visible(item.request.serverName, 40)}</b> · {KIND_LABEL[item.request.kind]}
                 </Text>
-                <Text size="xs" c="dimmed" truncate>
-                  {item.action ?? OUTCOME_LABEL[item.outcome]}
-                  {item.outcome !== 'answered' ? ` · ${OUTCOME_LABEL[item.outcome]}` : ''} · {new Date(item.at).toLocaleTimeString()}
+                <Text size="xs" c="dimmed" truncate data-testid="recent-outcome" title={outcomeText(item)}>
+                  {outcomeText(item)} · {new Date(item.at).toLocaleTimeString()}
                 </Text>
               </UnstyledButton>
             ))}

@@ -2,12 +2,15 @@
  * A server's roots (what `roots/list` answers): one row per root, a URI and an optional name.
  * Saving calls `setRoots`: main stores them and, in the 2025 era, sends
  * notifications/roots/list_changed; going from no roots to some reconnects (the capability is
- * declared at connect). Text fields only — the desktop app would offer a folder picker.
+ * declared at connect). Text fields only — the desktop app would offer a folder picker. A plain
+ * absolute path is taken and shown as the file: URI the server will get (the contract's schema
+ * converts it the same way in main); a relative path or ~ is refused, with the reason, as typed.
  */
 import { ActionIcon, Alert, Button, Group, Modal, NativeSelect, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import type { ServerStatus } from '../../../../contract';
 import { ContractError } from '../../../../contract/client';
+import { toRootUri } from '../../../../contract/field-checks';
 import { useApi } from '../../api/context';
 import { visible } from './safe';
 
@@ -41,7 +44,12 @@ export function RootsEditor({ opened, onClose, servers, serverId }: { opened: bo
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [selected, opened]);
 
-  const update = (i: number, patch: Partial<Row>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const update = (i: number, patch: Partial<Row>) => {
+    setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+    // What main said was about the rows as they were: an edit makes it stale.
+    if (error) setError(null);
+    if (saved) setSaved(null);
+  };
 
   const save = async () => {
     if (!server) return;
@@ -74,8 +82,8 @@ export function RootsEditor({ opened, onClose, servers, serverId }: { opened: bo
     <Modal opened={opened} onClose={onClose} title="Roots" size="lg" attributes={{ content: { 'data-testid': 'roots-editor' } as Record<string, string> }}>
       <Stack gap="sm">
         <Text size="sm" c="dimmed">
-          The directories (or other URIs) a server may work in, sent when it asks (<span className="mono">roots/list</span>). Adding the first root reconnects the server: the capability is declared at
-          connect.
+          The directories (or other URIs) a server may work in, sent when it asks (<span className="mono">roots/list</span>): an absolute folder path (sent as a <span className="mono">file://</span> URI) or
+          a URI. Adding the first root reconnects the server: the capability is declared at connect.
         </Text>
         <NativeSelect
           label="Server"
@@ -91,16 +99,7 @@ export function RootsEditor({ opened, onClose, servers, serverId }: { opened: bo
         )}
         {rows.map((row, i) => (
           <Group key={i} gap="xs" align="flex-start" wrap="nowrap" data-testid="root-row">
-            <TextInput
-              style={{ flex: 3 }}
-              placeholder="file:///home/me/project"
-              aria-label={`Root ${i + 1} URI`}
-              value={row.uri}
-              onChange={(e) => update(i, { uri: e.currentTarget.value })}
-              error={error?.rows[i]}
-              classNames={{ input: 'mono' }}
-              data-testid="root-uri"
-            />
+            <RootInput index={i} value={row.uri} onChange={(uri) => update(i, { uri })} serverError={error?.rows[i]} />
             <TextInput style={{ flex: 2 }} placeholder="name (optional)" aria-label={`Root ${i + 1} name`} value={row.name} onChange={(e) => update(i, { name: e.currentTarget.value })} data-testid="root-name" />
             <Tooltip label="Remove this root">
               <ActionIcon variant="subtle" color="red" size="lg" onClick={() => setRows(rows.filter((_, j) => j !== i))} aria-label={`Remove root ${i + 1}`} data-testid="root-remove">
@@ -110,7 +109,7 @@ export function RootsEditor({ opened, onClose, servers, serverId }: { opened: bo
           </Group>
         ))}
         <Group>
-          <Button variant="default" size="xs" onClick={() => setRows([...rows, { uri: 'file:///', name: '' }])} data-testid="root-add">
+          <Button variant="default" size="xs" onClick={() => setRows([...rows, { uri: '', name: '' }])} data-testid="root-add">
             Add a root
           </Button>
         </Group>
@@ -134,5 +133,31 @@ export function RootsEditor({ opened, onClose, servers, serverId }: { opened: bo
         </Group>
       </Stack>
     </Modal>
+  );
+}
+
+/** One root's path or URI, with the URI the server will get (or why it cannot be one) as it is typed. */
+function RootInput({ index, value, onChange, serverError }: { index: number; value: string; onChange(uri: string): void; serverError?: string }) {
+  const root = value.trim() ? toRootUri(value) : undefined;
+  const local = root && !root.ok ? root.error : undefined;
+  return (
+    <TextInput
+      style={{ flex: 3 }}
+      placeholder="/home/me/project or file:///home/me/project"
+      aria-label={`Root ${index + 1} path or URI`}
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      error={serverError ?? local}
+      description={
+        root?.ok && root.uri !== value.trim() ? (
+          <span data-testid="root-uri-preview">
+            sent as <span className="mono">{visible(root.uri, 300)}</span>
+          </span>
+        ) : undefined
+      }
+      inputWrapperOrder={['label', 'input', 'description', 'error']}
+      classNames={{ input: 'mono' }}
+      data-testid="root-uri"
+    />
   );
 }

@@ -5,7 +5,7 @@
  * schema's defaults for the rest.
  */
 
-import { isUri, looksLikeSecret, safeRegExp } from '../../../../contract/field-checks';
+import { isUri, looksLikeSecret, safeRegExp, secretAskedFor } from '../../../../contract/field-checks';
 export type FieldKind = 'text' | 'email' | 'uri' | 'date' | 'date-time' | 'number' | 'integer' | 'boolean' | 'select' | 'multi' | 'unsupported';
 
 export interface Option {
@@ -28,7 +28,10 @@ export interface FieldModel {
   minItems?: number;
   maxItems?: number;
   default?: unknown;
+  /** The field asks for a secret (a password, token, key, PIN…): warned about. */
   secret: boolean;
+  /** What it asks for, as the warning says it ("a password", "an API key"). */
+  secretWhat?: string;
   /** The raw schema of a field this form cannot edit (shown as JSON). */
   raw?: unknown;
 }
@@ -60,10 +63,16 @@ export function fieldsOf(schema: unknown): FieldModel[] {
 }
 
 function fieldOf(name: string, raw: unknown, required: boolean): FieldModel {
+  const field = shapeOf(name, raw, required);
+  const what = secretAskedFor({ name, title: isObject(raw) ? text(raw.title) : undefined, description: field.description, kind: field.kind });
+  return what ? { ...field, secret: true, secretWhat: what } : field;
+}
+
+function shapeOf(name: string, raw: unknown, required: boolean): FieldModel {
   const s = isObject(raw) ? raw : {};
   const title = text(s.title) ?? name;
   const description = text(s.description);
-  const base = { name, title, description, required, default: s.default, secret: looksLikeSecret(name, text(s.title), description) };
+  const base = { name, title, description, required, default: s.default, secret: false };
   if (s.type === 'string') {
     if (Array.isArray(s.oneOf)) {
       const options = s.oneOf.slice(0, MAX_OPTIONS).filter(isObject).map((o) => ({ value: String(o.const ?? ''), label: text(o.title) ?? String(o.const ?? '') }));

@@ -126,5 +126,11 @@ export const OUTCOME_LABEL: Record<Outcome, string> = {
   policy: 'answered by policy',
   timeout: 'timed out',
   'cancelled-by-server': 'cancelled by the server',
-  'connection-closed': 'connection closed',
+  'connection-closed': 'the connection closed (the server went away)',
 };
+
+/** What became of a request, said once: the answer ("decline"), or the outcome, or both when they differ ("decline · answered by policy"). */
+export function outcomeText(item: Pick<ResolvedRequest, 'outcome' | 'action'>): string {
+  if (item.outcome === 'answered') return item.action ?? OUTCOME_LABEL.answered;
+  return item.action ? `${item.action} · ${OUTCOME_LABEL[item.outcome]}` : OUTCOME_LABEL[item.outcome];
+}

@@ -92,7 +92,7 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
         .split('\n')
         .map((line) => line.trim())
         .filter(Boolean)
-        .map((uri) => ({ uri: uri.startsWith('/') ? `file://${uri}` : uri }));
+        .map((uri) => ({ uri })); // paths become file: URIs in the contract's schema (toRootUri)
       input = { ...(input as object), era, ...numbers, disabled, connectAtStart, elicitation, sampling, roots: rootList, ...(description.trim() ? { description: description.trim() } : {}) };
     } catch (e) {
       setError((e as Error).message);

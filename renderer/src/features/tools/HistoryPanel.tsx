@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { HistoryEntry, SavedCall, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { refreshHistory, savedChanged, useHistory, useSavedVersion } from './calls-store';
-import { SafeLabel } from '../../components/SafeText';
+import { SafeLabel, visibleText } from '../../components/SafeText';
 import { formatMs } from './ToolResultView';
 import classes from './tools.module.css';
 
@@ -22,6 +22,24 @@ const OUTCOME_COLOR: Record<HistoryEntry['outcome'], string> = {
   'transport-error': 'var(--mantine-color-red-8)',
   cancelled: 'var(--mantine-color-gray-5)',
 };
+
+const OUTCOME_WORD: Record<HistoryEntry['outcome'], string> = {
+  ok: 'ok',
+  'tool-error': 'tool error',
+  'rpc-error': 'JSON-RPC error',
+  timeout: 'timed out',
+  'transport-error': 'failed',
+  cancelled: 'cancelled',
+};
+
+const failedWithReason = (entry: Pick<HistoryEntry, 'outcome' | 'error'>): entry is Pick<HistoryEntry, 'outcome'> & { error: string } =>
+  entry.outcome !== 'ok' && entry.outcome !== 'tool-error' && entry.outcome !== 'cancelled' && !!entry.error;
+
+/** What became of a call, said once: main's words for a failure when it has them, else the outcome. */
+export function historyOutcome(entry: Pick<HistoryEntry, 'outcome' | 'error'>): string {
+  if (!failedWithReason(entry)) return OUTCOME_WORD[entry.outcome];
+  return entry.error.length > 300 ? `${entry.error.slice(0, 300)}…` : entry.error;
+}
 
 function argsPreview(args: Record<string, unknown>): string {
   const text = safeStringify(args);
@@ -102,7 +120,7 @@ export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]
                     data-testid="history-item"
                     data-tool-name={entry.tool}
                     data-outcome={entry.outcome}
-                    title={tool ? 'Put these arguments in the form' : 'This tool is not available now (its server is not connected)'}
+                    title={`${entry.error ? `${entry.error}\n\n` : ''}${tool ? 'Put these arguments in the form' : 'This tool is not available now (its server is not connected)'}`}
                   >
                     <Group gap={6} wrap="nowrap">
                       <span className={classes.outcomeDot} style={{ background: OUTCOME_COLOR[entry.outcome] }} />
@@ -114,12 +132,15 @@ export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]
                       </Text>
                     </Group>
                     <Group gap={6} wrap="nowrap">
-                      <Text size="xs" c="dimmed" style={{ flex: 'none' }}>
-                        {new Date(entry.ts).toLocaleTimeString()} · {entry.outcome}
+                      <Text size="xs" c={failedWithReason(entry) ? 'red' : 'dimmed'} style={{ flex: failedWithReason(entry) ? '1 1 auto' : 'none', minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }} data-testid="history-outcome">
+                        {new Date(entry.ts).toLocaleTimeString()} · {visibleText(historyOutcome(entry), 300)}
                       </Text>
-                      <Text size="xs" c="dimmed" className="mono" style={{ minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }}>
-                        <SafeLabel text={argsPreview(entry.args)} max={200} />
-                      </Text>
+                      {/* A failure's reason gets the line (its arguments go in the form on click). */}
+                      {!failedWithReason(entry) && (
+                        <Text size="xs" c="dimmed" className="mono" style={{ minWidth: 0, overflow: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis' }}>
+                          <SafeLabel text={argsPreview(entry.args)} max={200} />
+                        </Text>
+                      )}
                     </Group>
                   </UnstyledButton>
                   <Tooltip label="Run again with these arguments">
