@@ -143,7 +143,7 @@ export const TrafficFilters = memo(function TrafficFilters({ filters, serverOpti
           data-testid="traffic-filter-method"
         />
       </Group>
-      <Group gap={6} mt={6} wrap="nowrap" justify="space-between" align="center">
+      <Group gap={6} mt={6} wrap="wrap" justify="space-between" align="center">
       <Group gap={6} wrap="wrap">
         <Chip.Group multiple value={filters.statusClass.map(String)} onChange={(value) => traffic.setFilters({ statusClass: value.map(Number).sort() })}>
           {[2, 3, 4, 5].map((c) => (

@@ -180,7 +180,7 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
   };
 
   return (
-    <Group gap={8} wrap="nowrap" data-testid="traffic-actions">
+    <Group gap={8} wrap="nowrap" style={{ flexShrink: 0, marginLeft: 'auto' }} data-testid="traffic-actions">
       {!isLive && (
         <Tooltip label={`An imported trace (${sourceName}): nothing is recorded into it. Use "Back to live" in the header to return.`}>
           <Badge color="orange" variant="light" data-testid="traffic-readonly">
