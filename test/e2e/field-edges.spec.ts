@@ -10,7 +10,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startOAuthFixture } from '../fixtures/oauth/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { pendingRequest, startCall, stubExternalPages } from './support/requests';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 import { addServer, callTool, shellQuote } from './support/ui';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -61,14 +61,6 @@ async function ready(page: Page, size = { width: 1400, height: 900 }): Promise<v
   await openApp(page, app);
 }
 
-/** Light and dark pictures of what is on screen now. */
-async function pictures(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 const toolError = (page: Page) => page.getByTestId('tool-detail').getByTestId('tool-error-message');
 
@@ -83,7 +75,7 @@ test('12: server-everything\'s elicitation form gets no secret warning (its "pin
   await expect(form.getByTestId('secret-warning')).toHaveCount(0);
   await expect(form.locator('[data-testid^="secret-note-"]')).toHaveCount(0);
   await page.getByTestId('request-detail').evaluate((e) => e.scrollTo(0, 0));
-  await pictures(page, 'elicitation-everything');
+  await bothThemes(page, 'elicitation-everything');
   await form.getByTestId('answer-cancel').click();
   await expect(page.getByTestId('request-center')).toBeHidden();
   await expect((await call.result()).getByTestId('tool-result-text').first()).toContainText('cancel');
@@ -115,7 +107,7 @@ test('13: roots typed as paths reach server-everything as file:// URIs; relative
   await expect(editor.getByTestId('roots-error')).toHaveCount(0); // main's word was about the row as it was
   await expect(editor.getByTestId('root-row').nth(1)).not.toContainText('relative');
   await expect(editor.getByTestId('root-uri-preview').nth(1)).toHaveText('sent as file:///C:/work/notes');
-  await pictures(page, 'roots-paths');
+  await bothThemes(page, 'roots-paths');
   await editor.getByTestId('roots-save').click();
   await expect(editor.getByTestId('roots-saved')).toBeVisible();
   await page.keyboard.press('Escape');
@@ -155,7 +147,7 @@ test('16: answering server-everything\'s URL elicitation (open, decline, cancel)
   let call = startCall(page, 'everything__trigger-url-elicitation', { url: 'https://example.com/consent?step=1', elicitationId: 'e2e-open' });
   let dialog = await pendingRequest(page, 'elicitation-url');
   await expect(dialog.getByTestId('url-host')).toHaveText('example.com');
-  await pictures(page, 'url-elicitation-everything');
+  await bothThemes(page, 'url-elicitation-everything');
   const popup = page.waitForEvent('popup');
   await dialog.getByTestId('url-open').click();
   await (await popup).close();
@@ -199,7 +191,7 @@ test('15: server-everything killed while a call runs — the call and the histor
   await expect(outcome).toContainText('the server process ended on signal SIGKILL while the call was running');
   expect(((await outcome.innerText()).match(/ended on signal/g) ?? []).length).toBe(1);
   await expect(outcome).not.toContainText(/cancel/i);
-  await pictures(page, 'history-killed');
+  await bothThemes(page, 'history-killed');
 
   // A question pending when the process dies: the request center says the connection closed — once, not "cancelled by the server".
   await expect(serverItem(page, 'doomed')).toHaveAttribute('data-state', 'connected');
@@ -274,7 +266,7 @@ test('10: the Auth view at 1024–1920 px: Sign in / Sign out and the state badg
           const overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
           expect(overlap, `${name} at ${width}px: header items ${i} and ${j} overlap`).toBe(false);
         }
-      if (pictured.includes(width)) await pictures(page, `${name}-${width}`);
+      if (pictured.includes(width)) await bothThemes(page, `${name}-${width}`);
     }
   };
   await check('auth-cancelled', [1920, 1400, 1280, 1024], [1024]);
@@ -329,7 +321,7 @@ test('18: no view makes the window scroll, at 1400×900 and 1024×768; Traffic f
         await expect.poll(async () => (await sizes()).panel, { message: `traffic's panel at ${size.width}×${size.height}` }).toEqual([0, 0]);
         // The toolbar's buttons keep their labels (at 1024 px they read "Paus", "Import." before).
         await expect.poll(() => squeezed(page, '[data-testid="traffic-filters"]'), { message: `traffic's toolbar at ${size.width}px` }).toEqual([]);
-        await pictures(page, `layout-traffic-${size.width}`);
+        await bothThemes(page, `layout-traffic-${size.width}`);
       }
     }
   }

@@ -18,7 +18,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { undeclaredStdioCommand } from '../fixtures/undeclared/harness';
 import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { logLine, setMinLevel, showView, waitConnected } from './support/resources';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 import { openTraffic, toggleErrorsOnly } from './support/traffic';
 
 const require = createRequire(import.meta.url);
@@ -60,15 +60,7 @@ async function ready(page: Page): Promise<void> {
   for (const name of ['everything', 'memory', 'undeclared']) await waitConnected(page, name);
 }
 
-async function pictures(page: Page, name: string): Promise<void> {
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.waitForTimeout(300); // the theme's transitions settle (a picture, not an assertion)
-  await page.screenshot({ path: shot(`${name}-light.png`) });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: shot(`${name}-dark.png`) });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+
 
 test('17: the version probe and its expected refusal are negotiation, not errors — still shown and exported as they arrived', async ({ page }) => {
   // A real error of the same server, so "Errors only" has something to keep.
@@ -86,7 +78,7 @@ test('17: the version probe and its expected refusal are negotiation, not errors
   await expect(probeRows.and(page.locator('[data-kind="jsonrpc-out"]'))).toHaveAttribute('data-negotiation', 'probe');
   await answer.click();
   await expect(page.getByTestId('traffic-detail-negotiation')).toContainText('expected answer');
-  await pictures(page, 'traffic-negotiation');
+  await bothThemes(page, 'traffic-negotiation');
 
   // Errors only: no probe answer of any server; the real error stays.
   await page.getByTestId('traffic-search').fill('');
@@ -163,10 +155,10 @@ test('11: a level picker only where logging was declared; a server-caused error 
   await call('callTool', { serverId: ids.everything, tool: 'toggle-simulated-logging', args: {} });
   await page.getByTestId('log-count').click(); // a click outside closes the level popover
   await expect(page.getByTestId('log-levels')).toBeHidden();
-  await pictures(page, 'logs-levels');
+  await bothThemes(page, 'logs-levels');
   await page.getByTestId('log-levels-open').click();
   await expect(page.getByTestId('log-levels')).toBeVisible();
-  await pictures(page, 'logs-level-picker');
+  await bothThemes(page, 'logs-level-picker');
   await page.getByTestId('log-count').click();
   await expect(page.getByTestId('log-levels')).toBeHidden();
 });
@@ -216,5 +208,5 @@ test('6: the server info panel — what server-everything declared, and what the
   // It keeps watching: poking it again counts again.
   await call('callTool', { serverId: ids.undeclared, tool: 'poke', args: {} });
   await expect(mismatches.and(page.locator('[data-capability="tools.listChanged"]'))).toContainText('2 times');
-  await pictures(page, 'server-info');
+  await bothThemes(page, 'server-info');
 });

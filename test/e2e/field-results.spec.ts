@@ -12,7 +12,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { JS_URL, hostileStdioCommand } from '../fixtures/hostile/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { promptItem, resourceItem, serverId, showView, templateItem, waitConnected } from './support/resources';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 import { addServer, callTool, shellQuote } from './support/ui';
 
 const EVERYTHING = resolve(import.meta.dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -40,18 +40,6 @@ async function ready(page: Page): Promise<string> {
   return serverId(page, NAME);
 }
 
-/** Light and dark pictures of the page as it is (the theme follows the emulated OS scheme). */
-async function screenshots(page: Page, name: string): Promise<void> {
-  await page.mouse.move(0, 0);
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
-    // Let the theme's colour transitions finish before the picture (not an assertion).
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 function link(result: Locator, name: string): Locator {
   return result.getByTestId('tool-result-link').filter({ has: result.page().getByTestId('resource-facts-name').filter({ hasText: name }) });
@@ -94,7 +82,7 @@ test('item 8: resource links from get-resource-links are read in place, through 
   await expect(blob.getByTestId('content-blob-text')).toBeVisible();
 
   await result.getByTestId('tool-result-link').first().scrollIntoViewIfNeeded();
-  await screenshots(page, 'result-links');
+  await bothThemes(page, 'result-links', { pointer: { x: 0, y: 0 } });
 });
 
 test('item 8: a link the server cannot read (the hostile fixture\'s javascript: link) fails in place, as an error, and runs nothing', async ({ page }) => {
@@ -152,7 +140,7 @@ test('item 8: annotations of get-annotated-message show in the rendered result, 
 
   await callTool(page, ANNOTATED, { messageType: 'success', includeImage: true });
   await expect(page.getByTestId('tool-result').getByTestId('tool-result-annotations')).toHaveCount(2);
-  await screenshots(page, 'result-annotations');
+  await bothThemes(page, 'result-annotations', { pointer: { x: 0, y: 0 } });
 });
 
 test('item 8: a text/plain blob resource gets a preview in Resources, and an embedded one in a result', async ({ page }) => {
@@ -172,7 +160,7 @@ test('item 8: a text/plain blob resource gets a preview in Resources, and an emb
   await expect(preview).toHaveAttribute('data-shown-bytes', String(total));
   await expect(content.getByTestId('content-download')).toBeVisible();
   await page.mouse.move(0, 0);
-  await screenshots(page, 'resources-blob-preview');
+  await bothThemes(page, 'resources-blob-preview', { pointer: { x: 0, y: 0 } });
 
   // get-resource-reference embeds the blob resource in the result itself.
   const result = await callTool(page, 'everything__get-resource-reference', { resourceType: 'Blob', resourceId: 2 });
@@ -283,5 +271,5 @@ test('item 20: the whole tool name on hover; the splitter widens the explorer (m
   await row.click();
   await expect(page.getByTestId('tool-detail')).toHaveAttribute('data-tool-name', ANNOTATED);
   await page.mouse.move(0, 0);
-  await screenshots(page, 'tools-explorer-wide');
+  await bothThemes(page, 'tools-explorer-wide', { pointer: { x: 0, y: 0 } });
 });

@@ -7,12 +7,12 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { freePort } from '../support/core-calls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 import { addServer, shellQuote } from './support/ui';
 
 const require = createRequire(import.meta.url);
@@ -22,28 +22,7 @@ const memoryCommand = shellQuote([process.execPath, bin('server-memory')]);
 
 const item = (page: Page, name: string): Locator => page.locator(`[data-testid="server-item"][data-server-name="${name}"]`);
 
-function closedPort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
-/** Both themes: the app follows the OS, which Playwright emulates. */
-async function screenshots(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
-    // Let the theme's colour transitions finish before the picture (not an assertion).
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 /** Stops browser mode as Ctrl+C does, keeping its data directory (close() would remove it). */
 async function stop(app: BrowserModeApp): Promise<void> {
@@ -75,7 +54,7 @@ test.describe('one app: sentences, tests, the palette', () => {
   let port: number;
   test.beforeAll(async () => {
     app = await startBrowserMode();
-    port = await closedPort();
+    port = await freePort();
   });
   test.afterAll(async () => {
     await app?.close();
@@ -124,7 +103,7 @@ test.describe('one app: sentences, tests, the palette', () => {
     // What the palette offers before anything is typed: the commands first.
     await palette(page, '');
     await expect(page.getByRole('button', { name: /Toggle theme/ })).toBeVisible();
-    await screenshots(page, 'palette-commands');
+    await bothThemes(page, 'palette-commands');
     await page.keyboard.press('Escape');
 
     // theme → Enter runs the first match; the theme flips, and back.
@@ -174,7 +153,7 @@ test.describe('one app: sentences, tests, the palette', () => {
     await expect(dialog.getByTestId('settings-remember-arguments')).not.toBeChecked();
     // The theme toggles chose a scheme; the dialog gives the OS its say back.
     await dialog.getByText('Follow the OS', { exact: true }).click();
-    await screenshots(page, 'settings-dialog');
+    await bothThemes(page, 'settings-dialog');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await expect(dialog).toHaveCount(0);
 
@@ -208,7 +187,7 @@ test('item 7: the servers left connected come back after a restart; "Connect at 
     const atStart = form.getByTestId('server-connect-at-start');
     await expect(atStart).toBeChecked();
     await page.emulateMedia({ colorScheme: 'light' });
-    await screenshots(page, 'server-form-connect-at-start');
+    await bothThemes(page, 'server-form-connect-at-start');
     await atStart.uncheck();
     await form.getByTestId('add-server-submit').click();
     for (const name of ['everything', 'memory', 'manual']) await expect(item(page, name)).toHaveAttribute('data-state', 'connected');
@@ -221,7 +200,7 @@ test('item 7: the servers left connected come back after a restart; "Connect at 
     await expect(item(page, 'memory')).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
     await expect(item(page, 'manual')).toHaveAttribute('data-state', 'disconnected');
     await expect(page.getByTestId('servers-connect-all')).toBeEnabled();
-    await screenshots(page, 'sidebar-connect-all');
+    await bothThemes(page, 'sidebar-connect-all');
 
     await page.getByTestId('servers-disconnect-all').click();
     for (const name of ['everything', 'memory', 'manual']) await expect(item(page, name)).toHaveAttribute('data-state', 'disconnected');

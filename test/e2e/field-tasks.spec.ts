@@ -13,7 +13,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startTasksFixture } from '../fixtures/tasks/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { pendingRequest } from './support/requests';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 import { openTool, showJson, toolDetail } from './support/tools';
 import { addServer, shellQuote } from './support/ui';
 
@@ -53,16 +53,7 @@ async function setArgs(page: Page, args: unknown): Promise<void> {
   await (await showJson(page)).fill(JSON.stringify(args));
 }
 
-async function bothThemes(page: Page, name: string): Promise<void> {
-  await page.mouse.move(1390, 940); // no tooltip left over from the last click
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.waitForTimeout(300); // the theme's transitions settle before the picture
-  await page.screenshot({ path: shot(`${name}-light.png`) });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: shot(`${name}-dark.png`) });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+
 
 test('item 1: a research query that needs input waits for the person, the form is tied to the task, the answer is in the report', async ({ page }) => {
   await ready(page);
@@ -80,7 +71,7 @@ test('item 1: a research query that needs input waits for the person, the form i
   const taskId = (await tie.getAttribute('data-task-id'))!;
   await expect(page.getByTestId('request-item').first()).toContainText(`task ${taskId.slice(0, 8)}`);
   await expect(form.getByTestId('field-interpretation')).toBeVisible();
-  await bothThemes(page, 'task-input-form');
+  await bothThemes(page, 'task-input-form', { pointer: { x: 1390, y: 940 } });
 
   // Closed, the task shows it waits for the person, with the way back to the form.
   await page.getByTestId('request-center').locator('.mantine-Modal-close').click();
@@ -92,7 +83,7 @@ test('item 1: a research query that needs input waits for the person, the form i
   await expect(row).toHaveAttribute('data-waiting', 'true');
   await expect(row.getByTestId('task-waiting')).toContainText('Waiting for you');
   await expect(run).toContainText('tasks/result is open');
-  await bothThemes(page, 'task-input');
+  await bothThemes(page, 'task-input', { pointer: { x: 1390, y: 940 } });
 
   await row.getByTestId('task-answer').click();
   const again = await pendingRequest(page, 'elicitation-form');
@@ -211,5 +202,5 @@ test('item 14: each server\'s tasks only under its own tools; a finished task sh
   await expect(line).toHaveText(/^Completed after \d/);
   await expect(line).not.toContainText('Generating report');
   await aPanel.scrollIntoViewIfNeeded();
-  await bothThemes(page, 'task-panel-per-server');
+  await bothThemes(page, 'task-panel-per-server', { pointer: { x: 1390, y: 940 } });
 });

@@ -17,7 +17,7 @@ import { DEEP_LEVELS, HOSTILE_TOOL_NAMES, HUGE_TEXT_CHARS, hostileStdioCommand }
 import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { openTool, run, showJson, toolDetail } from './support/tools';
 import { addServer, shellQuote } from './support/ui';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 
 const tool = (bare: string) => `hostile__${bare}`;
 
@@ -35,18 +35,6 @@ async function responsive(page: Page): Promise<void> {
   await expect(page.getByTestId('tools-view')).toBeVisible({ timeout: 5_000 });
 }
 
-/** Both themes: the app follows the OS, which Playwright emulates. */
-async function screenshots(page: Page, name: string): Promise<void> {
-  await page.mouse.move(0, 0);
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
-    // Let the theme's colour transitions finish before the picture (not an assertion).
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 test.describe('payloads and arguments', () => {
   let app: BrowserModeApp;
@@ -81,7 +69,7 @@ test.describe('payloads and arguments', () => {
     await expect(marker).toContainText(/… [\d,]+ more levels/);
     expect(Number(await marker.getAttribute('data-levels'))).toBeGreaterThan(DEEP_LEVELS - 100);
     await marker.scrollIntoViewIfNeeded();
-    await screenshots(page, 'deep-result');
+    await bothThemes(page, 'deep-result', { pointer: { x: 0, y: 0 } });
     await responsive(page);
     await openTool(page, tool(HOSTILE_TOOL_NAMES.deepResult));
     // The Raw tab: the bytes as the server sent them, from the trace, not a re-serialization.
@@ -121,7 +109,7 @@ test.describe('payloads and arguments', () => {
     await responsive(page);
     await openTool(page, tool(HOSTILE_TOOL_NAMES.hugeText));
     await cut.scrollIntoViewIfNeeded();
-    await screenshots(page, 'huge-result');
+    await bothThemes(page, 'huge-result', { pointer: { x: 0, y: 0 } });
 
     // 3. Arguments 5,000 levels deep typed in the JSON tab: said at once, never sent.
     const echo = await openTool(page, tool(HOSTILE_TOOL_NAMES.echo));
@@ -221,7 +209,7 @@ test.describe('main process gone', () => {
     await expect(slow.getByTestId('tool-running')).toHaveCount(0);
     // The attempts count up while main stays away.
     await expect(banner).toHaveAttribute('data-attempts', /^[2-9]|\d\d/);
-    await screenshots(page, 'main-gone');
+    await bothThemes(page, 'main-gone', { pointer: { x: 0, y: 0 } });
     // "Reconnect now" tries at once instead of waiting out the backoff.
     const before = Number(await banner.getAttribute('data-attempts'));
     await banner.getByTestId('main-gone-reconnect').click();

@@ -8,7 +8,7 @@ import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtu
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { COUNTER_URI, completionOption, logLine, startWatchableServer, type WatchableServer, promptItem, resourceItem, serverId, setMinLevel, showView, templateItem, toggleSource, typeForCompletions, waitConnected } from './support/resources';
 import { addServer, callTool, shellQuote } from './support/ui';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -33,16 +33,7 @@ test.afterAll(async () => {
   await watchable?.close();
 });
 
-async function screenshots(page: Page, view: string): Promise<void> {
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.mouse.move(0, 0);
-  await page.waitForTimeout(250);
-  await page.screenshot({ path: shot(`${view}-light.png`) });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(250);
-  await page.screenshot({ path: shot(`${view}-dark.png`) });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+
 
 test.describe.configure({ mode: 'serial' });
 
@@ -114,7 +105,7 @@ test('resources: read the readme, fill the template with completions, read the J
   await input.fill('alpha');
   await template.getByTestId('template-read').click();
   await expect(template.getByTestId('content-json')).toContainText('id: "alpha"');
-  await screenshots(page, 'resources');
+  await bothThemes(page, 'resources', { pointer: { x: 0, y: 0 } });
 });
 
 test('resources: subscribe, see the update mark when the server says it changed, re-read', async ({ page }) => {
@@ -193,7 +184,7 @@ test('prompts: required arguments, a completed name, the rendered message', asyn
   await detail.getByTestId('prompt-get').click();
   await expect(message.getByTestId('prompt-text')).toHaveText('Say hi to Ada!');
   await page.getByTestId('prompt-search').fill('');
-  await screenshots(page, 'prompts');
+  await bothThemes(page, 'prompts', { pointer: { x: 0, y: 0 } });
 });
 
 test('logs: stderr lines, server log notifications, filters, and a legacy server log level', async ({ page }) => {
@@ -262,7 +253,7 @@ test('logs: stderr lines, server log notifications, filters, and a legacy server
   await showView(page, 'logs');
   await expect(logLine(page, { source: 'server', level: 'debug', text: 'GET /v1/invoices' })).toHaveCount(1);
   await expect(page.getByTestId('log-count')).toContainText('lines shown');
-  await screenshots(page, 'logs');
+  await bothThemes(page, 'logs', { pointer: { x: 0, y: 0 } });
 });
 
 test('logs: hostile text stays text; a flood stays a virtualized list that follows the tail', async ({ page }) => {

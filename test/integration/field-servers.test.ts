@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../support/core-calls';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,16 +28,6 @@ const ids: Record<string, string> = {};
 
 type CallReply = { result: { content?: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean } };
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 /** server-everything's Streamable HTTP transport on a free port (it says so on stderr). */
 async function startEverythingHttp(): Promise<string> {

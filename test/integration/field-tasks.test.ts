@@ -6,30 +6,17 @@
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventPayload, MethodName, PendingRequest, Result } from '../../contract';
+import type { EventPayload, PendingRequest } from '../../contract';
 import type { TraceEvent } from '../../contract/trace';
 import { createCore, type Core } from '../../main/core/app';
+import { call, until } from '../support/core-calls';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { askingStdioCommand } from '../fixtures/asking/harness';
 
 const require = createRequire(import.meta.url);
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
-async function call<M extends MethodName>(core: Core, method: M, args: unknown): Promise<Result<M>> {
-  const envelope = await core.dispatch(method, args);
-  if (!envelope.ok) throw new Error(`${method} failed: ${envelope.error.message}`);
-  return envelope.result as Result<M>;
-}
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function messages(core: Core, serverId: string, method: string, dir: 'out' | 'in'): TraceEvent[] {
   return core.trace.store.query({ servers: [serverId], methods: [method], limit: 1000 }).events.filter((e) => e.kind === (dir === 'out' ? 'jsonrpc-out' : 'jsonrpc-in'));

@@ -5,29 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { EventPayload, MethodName, Result } from '../../contract';
+import type { EventPayload } from '../../contract';
 import type { TraceEvent } from '../../contract/trace';
 import { createCore, type Core } from '../../main/core/app';
+import { call, until } from '../support/core-calls';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { startTasksFixture } from '../fixtures/tasks/harness';
 
 type ListeningFixture = Awaited<ReturnType<typeof startTasksFixture>>;
 
-async function call<M extends MethodName>(core: Core, method: M, args: unknown): Promise<Result<M>> {
-  const envelope = await core.dispatch(method, args);
-  if (!envelope.ok) throw new Error(`${method} failed: ${envelope.error.message}`);
-  return envelope.result as Result<M>;
-}
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The JSON-RPC messages Switchboard sent, as they appear in the trace. */
 function sent(core: Core, serverId: string, method: string): TraceEvent[] {

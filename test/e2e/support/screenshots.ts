@@ -3,7 +3,25 @@
  * file. `npm run screenshots` points this at docs/screenshots to refresh the README's pictures.
  */
 import { join } from 'node:path';
+import { expect, type Page } from '@playwright/test';
 
 export const SCREENSHOT_DIR = process.env.SWITCHBOARD_SCREENSHOT_DIR ?? 'test-results/screenshots';
 
 export const shot = (name: string): string => join(SCREENSHOT_DIR, name);
+
+/**
+ * Light and dark pictures of the page as it is (the app follows the OS colour scheme, which
+ * Playwright emulates), then back to light. `pointer`: where to park the mouse first, so no
+ * tooltip of the last click is left in the picture.
+ */
+export async function bothThemes(page: Page, name: string, options: { pointer?: { x: number; y: number } } = {}): Promise<void> {
+  if (options.pointer) await page.mouse.move(options.pointer.x, options.pointer.y);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
+    // Let the theme's colour transitions finish before the picture (not an assertion).
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
