@@ -118,6 +118,28 @@ describe('"Test connection" is in the published status at once (item 5)', () => 
     expect(listed!.config.lastCheck).toEqual(check);
     expect(pushed.at(-1)!.config.lastCheck).toEqual(check);
   });
+
+  it('server-everything: the check\'s throwaway connection is marked in the trace and leaves the live connection\'s server info alone', async () => {
+    const c = core();
+    const { id } = await call<ServerStatus>(c, 'addServer', stdio('everything', [bin('server-everything'), 'stdio']));
+    await call(c, 'connectServer', { id });
+    const before = await call<{ known: boolean; era?: string; protocolVersion?: string }>(c, 'serverInfo', { id });
+    expect(before).toMatchObject({ known: true, era: 'legacy' });
+    const { total } = await call<{ total: number }>(c, 'traceQuery', { servers: [id], limit: 1 });
+    await call(c, 'testServer', { id });
+    const after = await call<{ known: boolean; era?: string; protocolVersion?: string }>(c, 'serverInfo', { id });
+    expect(after).toMatchObject({ known: true, era: before.era, protocolVersion: before.protocolVersion });
+    // The check's own process and handshake (spawn, initialize, the era, its exit) are marked as the check's;
+    // what the live connection does meanwhile (a tools/list after list_changed) is not.
+    const { events } = await call<{ events: { kind: string; dir: string; meta?: Record<string, unknown>; rpc?: { method?: string } }[] }>(c, 'traceQuery', { servers: [id], order: 'asc', limit: 5000 });
+    const during = events.slice(total);
+    const marked = during.filter((e) => e.meta?.check === true);
+    const markedKinds = new Set(marked.map((e) => e.kind));
+    expect(['spawn', 'era', 'exit', 'state', 'jsonrpc-out', 'jsonrpc-in'].filter((kind) => !markedKinds.has(kind))).toEqual([]);
+    expect(marked.some((e) => e.rpc?.method === 'initialize')).toBe(true);
+    const unmarked = during.filter((e) => e.meta?.check !== true);
+    expect(unmarked.filter((e) => ['spawn', 'era', 'exit'].includes(e.kind) || e.rpc?.method === 'initialize')).toEqual([]);
+  });
 });
 
 describe('saved servers come back (item 7)', () => {

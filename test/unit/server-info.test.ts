@@ -93,6 +93,15 @@ describe('ServerInfoTracker', () => {
     expect(info.refused.map((r) => r.method)).toEqual(['prompts/list']);
     expect(info.mismatches.map((m) => `${m.kind}:${m.method}`)).toEqual(['undeclared:notifications/tools/list_changed', 'refused:prompts/list']);
 
+    // "Test connection" runs a throwaway connection under the same id: its events (marked check) leave the live record alone.
+    feed([
+      { server: 's', channel: 'lifecycle', kind: 'state', dir: 'none', meta: { state: 'connecting', check: true } },
+      { server: 's', channel: 'lifecycle', kind: 'era', dir: 'none', meta: { era: 'modern', protocolVersion: '2026-07-28', check: true } },
+      { server: 's', channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { method: 'notifications/message', kind: 'notification' }, meta: { check: true } },
+    ]);
+    expect(tracker.info('s')).toMatchObject({ known: true, era: 'legacy', protocolVersion: '2025-11-25' });
+    expect(tracker.info('s').notifications.map((n) => n.method)).toEqual(['notifications/tools/list_changed']);
+
     feed([{ server: 's', channel: 'lifecycle', kind: 'state', dir: 'none', meta: { state: 'connecting' } }]);
     expect(tracker.info('s')).toMatchObject({ known: false, notifications: [], refused: [] });
   });

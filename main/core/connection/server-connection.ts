@@ -350,6 +350,8 @@ export class ServerConnection {
     const started = performance.now();
     const probe = new ServerConnection({ ...this.config, retries: 0, pingIntervalSec: 0, idleTimeoutSec: 0, disabled: false }, {
       ...this.deps,
+      // Its events are this server's in the trace, marked as the check's (not the live connection's).
+      record: (event) => this.deps.record({ ...event, meta: { ...event.meta, check: true } }),
       observer: { onStatus: () => undefined, onStderrLine: () => undefined, onError: () => undefined },
     });
     try {
