@@ -6,9 +6,8 @@
  * server (checked by the events' JSON-RPC ids and arguments).
  */
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../support/core-calls';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractErrorShape, Envelope, LastCheck, MethodName, Result, ServerStatus } from '../../contract';
 import type { TraceEvent } from '../../contract/trace';
@@ -62,13 +61,6 @@ function expectOwnExchange(core: Core, requestSeq: number | undefined, responseS
   expect(message(response, id)).toBeDefined();
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
   let http: RunningFixture;

@@ -5,6 +5,7 @@
  * never from their text.
  */
 import { createServer, type Server } from 'node:http';
+import { freePort } from '../support/core-calls';
 import type { AddressInfo } from 'node:net';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,13 +28,6 @@ function handlers(overrides: Partial<Handlers>): Handlers {
 const http = (url: string): ServerTarget => ({ type: 'http', url, headers: {}, transport: 'auto' });
 
 /** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** What the SDK's version probe throws when fetch() fails: the real Node error, wrapped as the SDK wraps it. */
 async function probeFailure(url: string): Promise<SdkError> {
@@ -155,7 +149,7 @@ describe('connect failures read as sentences (the probe error unwrapped to its c
   });
 
   it('a refused connection: "Connection refused at …: nothing is listening there."', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
     const error = await probeFailure(url);
     expect(error.message).toBe('Version negotiation probe failed: fetch failed');
     expect(describeConnectError(http(url), error)).toBe(`Connection refused at ${url}: nothing is listening there.`);

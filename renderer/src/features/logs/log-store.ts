@@ -7,6 +7,7 @@ import { useSyncExternalStore } from 'react';
 import type { LogLevel, LogLine } from '../../../../contract';
 import type { StoredLine } from './log-filter';
 import type { SwitchboardApi } from '../../../../contract/client';
+import { perApi } from '../../state/per-api';
 
 export const KEEP = 50_000;
 const TRIM_SLACK = 5_000;
@@ -100,16 +101,7 @@ function lineKey(l: LogLine): string {
   return `${l.ts}|${l.source}|${l.serverId ?? ''}|${l.level}|${l.text}`;
 }
 
-const stores = new WeakMap<SwitchboardApi, LogStore>();
-
-export function getLogStore(api: SwitchboardApi): LogStore {
-  let store = stores.get(api);
-  if (!store) {
-    store = new LogStore(api);
-    stores.set(api, store);
-  }
-  return store;
-}
+export const getLogStore = perApi((api) => new LogStore(api));
 
 /** The store; the component re-renders on its tick. */
 export function useLogStore(api: SwitchboardApi): LogStore {

@@ -7,6 +7,7 @@
 import { useSyncExternalStore } from 'react';
 import type { EventPayload, PendingRequest } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
+import { perApi } from '../../state/per-api';
 
 export type Outcome = EventPayload<'requestResolved'>['outcome'];
 
@@ -99,17 +100,8 @@ export class RequestStore {
   }
 }
 
-const stores = new WeakMap<SwitchboardApi, RequestStore>();
-
 /** One store per API (per window), created on first use and kept. */
-export function getRequestStore(api: SwitchboardApi): RequestStore {
-  let store = stores.get(api);
-  if (!store) {
-    store = new RequestStore(api);
-    stores.set(api, store);
-  }
-  return store;
-}
+export const getRequestStore = perApi((api) => new RequestStore(api));
 
 export function useRequests(store: RequestStore): RequestsSnapshot {
   return useSyncExternalStore(store.subscribe, store.get);

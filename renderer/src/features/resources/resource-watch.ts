@@ -5,6 +5,7 @@
  */
 import { useSyncExternalStore } from 'react';
 import type { SwitchboardApi } from '../../../../contract/client';
+import { perApi } from '../../state/per-api';
 
 export const resourceKey = (serverId: string, uri: string): string => `${serverId}\n${uri}`;
 
@@ -63,14 +64,10 @@ export class ResourceWatch {
   }
 }
 
-const watches = new WeakMap<SwitchboardApi, ResourceWatch>();
+const watchFor = perApi((api) => new ResourceWatch(api));
 
 export function useResourceWatch(api: SwitchboardApi): ResourceWatch {
-  let watch = watches.get(api);
-  if (!watch) {
-    watch = new ResourceWatch(api);
-    watches.set(api, watch);
-  }
+  const watch = watchFor(api);
   useSyncExternalStore(watch.subscribe, watch.getVersion);
   return watch;
 }

@@ -6,6 +6,7 @@
 import { useSyncExternalStore } from 'react';
 import type { TaskInfo, ToolEntry } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
+import { perApi } from '../../state/per-api';
 
 export interface TaskRun {
   at: number;
@@ -85,16 +86,7 @@ export class TasksStore {
   }
 }
 
-const stores = new WeakMap<SwitchboardApi, TasksStore>();
-
-export function getTasksStore(api: SwitchboardApi): TasksStore {
-  let store = stores.get(api);
-  if (!store) {
-    store = new TasksStore(api);
-    stores.set(api, store);
-  }
-  return store;
-}
+export const getTasksStore = perApi((api) => new TasksStore(api));
 
 export function useTasks(store: TasksStore): TasksSnapshot {
   return useSyncExternalStore(store.subscribe, store.get);
