@@ -1,6 +1,6 @@
 /**
  * The events main pushes to every attached carrier. Carriers subscribe once and forward;
- * high-rate sources (log lines, later trace events) are batched before they get here.
+ * high-rate sources (log lines, trace events: `traceBatch`) are batched before they get here.
  */
 import type { EventName, EventPayload } from '../../contract';
 
