@@ -52,14 +52,12 @@ export class WriteBehind {
 
   /** Something changed: write it soon (at once after `close()`). */
   touch(): void {
+    this.pending = true;
     if (this.closed) {
       void this.flush();
       return;
     }
-    if (!this.pending) {
-      this.pending = true;
-      this.deadline = this.timers.set(() => void this.flush(), this.maxDelayMs);
-    }
+    if (this.deadline === undefined) this.deadline = this.timers.set(() => void this.flush(), this.maxDelayMs);
     if (this.delayMs < this.maxDelayMs) {
       if (this.trailing !== undefined) this.timers.clear(this.trailing);
       this.trailing = this.timers.set(() => void this.flush(), this.delayMs);
