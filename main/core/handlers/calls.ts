@@ -112,8 +112,7 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
       const controller = new AbortController();
       if (callId) active.set(callId, controller);
       const started = performance.now();
-      const keepValues = ctx.settings.read().auditArgumentValues;
-      rememberInput(entry.name, args, connection.redactor, keepValues);
+      rememberInput(entry.name, args, connection.redactor, ctx.settings.read().auditArgumentValues);
       // The seqs of this call's own request and response, filled as the transport records them.
       let seqs: RequestSeqs = {};
 
@@ -122,13 +121,14 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
         const message = error === undefined ? undefined : connection.redactor.text(error instanceof Error ? error.message : String(error));
         history.unshift({ id: randomUUID(), ts: Date.now(), serverId: entry.serverId, serverName: entry.serverName, tool: entry.name, args, durationMs, outcome, error: said ?? message, traceSeq: seqs.requestSeq, responseSeq: seqs.responseSeq });
         if (history.length > HISTORY_KEEP) history.length = HISTORY_KEEP;
+        const settings = ctx.settings.read();
         ctx.audit.append({
           ts: Date.now(),
           serverId: entry.serverId,
           serverName: entry.serverName,
           tool: entry.originalName,
           argumentKeys: Object.keys(args),
-          ...(keepValues ? { arguments: connection.redactor.json(args, true) as Record<string, unknown> } : {}),
+          ...(settings.auditArgumentValues ? { arguments: connection.redactor.json(args, true) as Record<string, unknown> } : {}),
           durationMs,
           outcome,
           ...(error !== undefined ? { errorClass: classifyError(error), error: message } : {}),
