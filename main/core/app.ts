@@ -25,6 +25,7 @@ import { TaskRunner } from './tasks/task-runner';
 import { traceHandlers, type TraceBulk } from './handlers/trace';
 import { LogBus } from './logs/log-bus';
 import { logServerFailures, writeServerError, writeServerLog } from './logs/server-lines';
+import { CALL_MEMORY_FILE, CallMemory } from './store/call-memory';
 import type { SettingsStore } from './store/settings';
 import { TraceHub, type TraceHubOptions } from './trace/hub';
 import { removeOrphanedTraceDirs } from './trace/store';
@@ -36,6 +37,8 @@ export interface CoreOptions {
   trace?: TraceHubOptions;
   /** Where the call audit is kept; default: beside a file-backed settings store, else memory. */
   audit?: AuditLog;
+  /** Remembered inputs and saved calls; default: beside a file-backed settings store, else memory. */
+  callMemory?: CallMemory;
   /** Tests only: the reconnect backoff's base delay (default 1 s). */
   backoffBaseMs?: number;
   /** Opens a URL in the system browser (Electron); absent in browser mode, where the page opens it. */
@@ -59,6 +62,8 @@ export interface Core {
   readonly connections: ConnectionManager;
   readonly trace: TraceHub;
   readonly audit: AuditLog;
+  /** Remembered inputs and saved calls. */
+  readonly callMemory: CallMemory;
   readonly auth: AuthService;
   /** Trace files in and out as streams (browser mode's HTTP routes), outside the contract. */
   readonly traceBulk: TraceBulk;
@@ -101,9 +106,14 @@ export function createCore(options: CoreOptions): Core {
     now: trace.now,
     backoffBaseMs: options.backoffBaseMs,
   });
-  const audit = options.audit ?? defaultAudit(options.settings);
+  const writeFailed = (what: string) => (error: unknown) => logs.app('error', `${what} could not be written (tried again with the next change): ${error instanceof Error ? error.message : String(error)}`);
+  const audit = options.audit ?? defaultAudit(options.settings, writeFailed('The call audit'));
+  const callMemory = options.callMemory ?? defaultCallMemory(options.settings, writeFailed('Remembered inputs and saved calls'));
   for (const problem of audit.problems ?? []) logs.app('warning', problem);
   for (const problem of options.settings.problems ?? []) logs.app('warning', problem);
+  for (const problem of callMemory.problems) logs.app('warning', problem);
+  // Argument values are remembered only while the audit may keep them.
+  if (!options.settings.read().auditArgumentValues) callMemory.forgetInputs();
   for (const config of options.settings.read().servers) connections.add(config);
 
   // Which servers the person wants connected, for the next start. Quitting disconnects everything
@@ -122,7 +132,7 @@ export function createCore(options: CoreOptions): Core {
     }
   }
 
-  const ctx: CoreContext = { settings: options.settings, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version };
+  const ctx: CoreContext = { settings: options.settings, callMemory, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version };
   const trace$ = traceHandlers(ctx);
   const tasks = new TaskRunner({ emit: (payload) => events.emit('taskStatus', payload) });
   const handlers: Handlers = {
@@ -133,6 +143,7 @@ export function createCore(options: CoreOptions): Core {
     updateSettings: async (patch) => {
       const settings = { ...options.settings.read(), ...patch };
       options.settings.write(settings);
+      if (!settings.auditArgumentValues) callMemory.forgetInputs();
       return appSettings(settings);
     },
     ...serverHandlers(ctx),
@@ -178,11 +189,17 @@ export function createCore(options: CoreOptions): Core {
     connections,
     trace,
     audit,
+    callMemory,
     auth,
     traceBulk: trace$.bulk,
     shutdown: async () => {
       stopping = true;
+      // What waits is on disk even if closing the servers takes longer than the carrier waits;
+      // what the calls cut short by closing add is written after.
+      const early = Promise.all([audit.flush(), callMemory.flush()]);
       await connections.closeAll();
+      await early;
+      await Promise.all([audit.close(), callMemory.close()]);
       logs.flush();
       trace.close();
       trace$.closeImports();
@@ -191,8 +208,12 @@ export function createCore(options: CoreOptions): Core {
   };
 }
 
-function defaultAudit(settings: SettingsStore): AuditLog {
-  return settings.location.startsWith('(') ? new MemoryAuditLog() : new FileAuditLog(join(dirname(settings.location), 'audit.jsonl'));
+function defaultAudit(settings: SettingsStore, onError: (error: unknown) => void): AuditLog {
+  return settings.location.startsWith('(') ? new MemoryAuditLog() : new FileAuditLog(join(dirname(settings.location), 'audit.jsonl'), { onError });
+}
+
+function defaultCallMemory(settings: SettingsStore, onError: (error: unknown) => void): CallMemory {
+  return settings.location.startsWith('(') ? new CallMemory() : new CallMemory({ path: join(dirname(settings.location), CALL_MEMORY_FILE), onError });
 }
 
 function defaultSecrets(settings: SettingsStore): SecretStore {

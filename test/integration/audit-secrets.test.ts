@@ -4,7 +4,7 @@
  * (a short one) and a secret env value; the everything fixture over HTTP with `?api_key=` and
  * `?key=` in its URL and headers whose names do not look secret (`X-Custom-Key`, and a short
  * value). After calls that send the long secrets back and forth, the JSONL and HAR exports,
- * the spill file, settings.json (outside the server list itself) and the call audit hold none
+ * the spill file, settings.json (outside the server list itself), the remembered inputs and the call audit hold none
  * of them. Secrets shorter than SUBSTRING_MIN are configured only in whole-value positions
  * (an argument, a header, a URL parameter): inside free text they are kept by design.
  */
@@ -96,22 +96,28 @@ describe('secrets in arguments, URLs and headers', () => {
     expect(spilled.join('').length).toBeGreaterThan(0);
     expectNoSecrets('spill file', spilled.join('\n'));
 
-    const settings = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')) as { servers: unknown[]; toolInputs: Record<string, Record<string, unknown>> };
-    expect(Object.keys(settings.toolInputs).sort()).toEqual(['local__echo', 'remote__echo']);
-    expect(settings.toolInputs.local__echo!.password).toBe('[redacted]');
+    const settings = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')) as { servers: unknown[] };
     expectNoSecrets('settings.json (outside the server list)', JSON.stringify({ ...settings, servers: [] }));
+    await core.callMemory.flush();
+    const memory = JSON.parse(readFileSync(join(dir, 'call-memory.json'), 'utf8')) as { toolInputs: Record<string, Record<string, unknown>> };
+    expect(Object.keys(memory.toolInputs).sort()).toEqual(['local__echo', 'remote__echo']);
+    expect(memory.toolInputs.local__echo!.password).toBe('[redacted]');
+    expectNoSecrets('call-memory.json', JSON.stringify(memory));
 
+    await core.audit.flush();
     const audit = readFileSync(join(dir, 'audit.jsonl'), 'utf8');
     expect(audit).toContain('"leak"');
     expectNoSecrets('audit.jsonl', audit);
   }, 60_000);
 
-  it('keeps no argument values in settings.json while argument auditing is off', async () => {
+  it('keeps no argument values in settings.json or the remembered inputs while argument auditing is off', async () => {
     await ok('updateSettings', { auditArgumentValues: false });
     await ok('callTool', { tool: 'local__echo', args: { note: 'not-to-be-kept-4411' } });
-    const text = readFileSync(join(dir, 'settings.json'), 'utf8');
+    expect(readFileSync(join(dir, 'settings.json'), 'utf8')).not.toContain('not-to-be-kept-4411');
+    await core.callMemory.flush();
+    const text = readFileSync(join(dir, 'call-memory.json'), 'utf8');
     expect(text).not.toContain('not-to-be-kept-4411');
-    expect((JSON.parse(text) as { toolInputs: Record<string, unknown> }).toolInputs.local__echo).toBeUndefined();
+    expect((JSON.parse(text) as { toolInputs: Record<string, unknown> }).toolInputs).toEqual({});
     expect((await ok<{ args?: unknown }>('lastToolInput', { tool: 'local__echo' })).args).toBeUndefined();
   });
 

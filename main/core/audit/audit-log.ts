@@ -1,13 +1,23 @@
 /**
  * The call audit: every tool call with its server, tool, argument keys (values only when the
  * user turns that on), duration, outcome and error class. Persisted as JSONL beside the
- * settings, listable through the contract and the CLI.
+ * settings, listable through the contract and the CLI. A call does not wait for the disk: records
+ * are listed at once and appended to the file in batches, within a second, and on shutdown.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { AuditRecord } from '../../../contract';
+import { WriteBehind, type WriteTimers } from '../store/write-behind';
+
+/** Records reach the file at most this long after they were made. */
+export const AUDIT_FLUSH_MS = 1_000;
 
 export interface AuditLog {
   append(record: AuditRecord): void;
+  /** Writes the records not yet on disk; resolves when they are. */
+  flush(): Promise<void>;
+  /** Flushes; records appended later are written at once. */
+  close(): Promise<void>;
   list(options?: { limit?: number; serverId?: string }): AuditRecord[];
   readonly location: string;
   /** Lines of the file that could not be read (torn by a crash mid-write), for the user. */
@@ -25,6 +35,14 @@ export class MemoryAuditLog implements AuditLog {
     if (this.records.length > KEEP_IN_MEMORY) this.records.splice(0, this.records.length - KEEP_IN_MEMORY);
   }
 
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return this.flush();
+  }
+
   /** Newest first. */
   list(options: { limit?: number; serverId?: string } = {}): AuditRecord[] {
     const limit = options.limit ?? 200;
@@ -37,13 +55,24 @@ export class MemoryAuditLog implements AuditLog {
   }
 }
 
+export interface FileAuditLogOptions {
+  /** Tests: when "later" is. */
+  timers?: WriteTimers;
+  /** A batch that could not be written (kept, and tried again with the next record or flush). */
+  onError?: (error: unknown) => void;
+}
+
 export class FileAuditLog extends MemoryAuditLog {
   override readonly location: string;
   readonly problems: string[] = [];
+  /** Lines made but not yet on disk, oldest first. */
+  private unwritten: string[] = [];
+  private readonly writer: WriteBehind;
 
-  constructor(path: string) {
+  constructor(path: string, options: FileAuditLogOptions = {}) {
     super();
     this.location = path;
+    this.writer = new WriteBehind(() => this.writeUnwritten(), { delayMs: AUDIT_FLUSH_MS, timers: options.timers, onError: options.onError });
     if (!existsSync(path)) return;
     const skipped: number[] = [];
     for (const [index, line] of readFileSync(path, 'utf8').split('\n').entries()) {
@@ -59,21 +88,42 @@ export class FileAuditLog extends MemoryAuditLog {
     }
   }
 
-  /** One line per record, always starting on a fresh line: a torn last line never swallows the next record. */
   override append(record: AuditRecord): void {
     super.append(record);
-    const fd = openSync(this.location, 'a+', 0o600);
+    this.unwritten.push(`${JSON.stringify(record)}\n`);
+    this.writer.touch();
+  }
+
+  /** How many batches were written (tests, measurements). */
+  get writes(): number {
+    return this.writer.writes;
+  }
+
+  override flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  override close(): Promise<void> {
+    return this.writer.close();
+  }
+
+  /** One line per record, always starting on a fresh line: a torn last line never swallows the next record. */
+  private async writeUnwritten(): Promise<void> {
+    const batch = this.unwritten.length;
+    if (batch === 0) return;
+    const file = await open(this.location, 'a+', 0o600);
     try {
-      const size = fstatSync(fd).size;
+      const { size } = await file.stat();
       let fresh = true;
       if (size > 0) {
         const last = Buffer.alloc(1);
-        readSync(fd, last, 0, 1, size - 1);
+        await file.read(last, 0, 1, size - 1);
         fresh = last[0] === 0x0a;
       }
-      writeSync(fd, `${fresh ? '' : '\n'}${JSON.stringify(record)}\n`);
+      await file.write(`${fresh ? '' : '\n'}${this.unwritten.slice(0, batch).join('')}`);
     } finally {
-      closeSync(fd);
+      await file.close();
     }
+    this.unwritten.splice(0, batch);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Tool calls: resolution through the catalog, progress and cancellation by call id, the
- * history of this run, the call audit, remembered inputs, saved calls.
+ * history of this run, the call audit, remembered inputs and saved calls (in the call memory,
+ * written behind: a call touches no file itself).
  */
 import { randomUUID } from 'node:crypto';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
@@ -9,6 +10,7 @@ import { resolveName } from '../catalog/catalog';
 import { classifyError, httpStatusOf, sdkCodeOf } from '../connection/errors';
 import { SessionExpiredError } from '../connection/server-connection';
 import { SEPARATOR, uniqueSlugs } from '../catalog/names';
+import type { Redactor } from '../trace/redact';
 import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
@@ -83,7 +85,6 @@ function assertServerUp(ctx: CoreContext, tool: string, serverId?: string): void
   if (status.state === 'connected' || status.state === 'disconnected') return; // disconnected after idle reconnects on use
   throw new CoreError('not-found', `Server "${target.config.name}" is ${status.state}${status.error ? `: ${status.error}` : ''}.`);
 }
-const TOOL_INPUTS_KEEP = 500;
 
 type CallHandlers = Pick<Handlers, 'callTool' | 'cancelCall' | 'listHistory' | 'listSavedCalls' | 'saveCall' | 'deleteSavedCall' | 'lastToolInput'>;
 
@@ -96,24 +97,9 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
    * audit keep them (`auditArgumentValues`), and then with the server's configured secrets and
    * credential fields redacted, as in the audit.
    */
-  const rememberInput = (tool: string, args: Record<string, unknown>) => {
-    const settings = ctx.settings.read();
-    if (!settings.auditArgumentValues) {
-      if (tool in settings.toolInputs) {
-        const { [tool]: _forgotten, ...toolInputs } = settings.toolInputs;
-        ctx.settings.write({ ...settings, toolInputs });
-      }
-      return;
-    }
-    const serverId = currentCatalog(ctx).tools.find((t) => t.name === tool)?.serverId;
-    const redactor = serverId ? ctx.connections.get(serverId)?.redactor : undefined;
-    if (!redactor) return;
-    const toolInputs = { ...settings.toolInputs };
-    delete toolInputs[tool];
-    toolInputs[tool] = redactor.json(args, true) as Record<string, unknown>;
-    const names = Object.keys(toolInputs);
-    for (const stale of names.slice(0, Math.max(0, names.length - TOOL_INPUTS_KEEP))) delete toolInputs[stale];
-    ctx.settings.write({ ...settings, toolInputs });
+  const rememberInput = (tool: string, args: Record<string, unknown>, redactor: Redactor, keepValues: boolean) => {
+    if (keepValues) ctx.callMemory.rememberInput(tool, redactor.json(args, true) as Record<string, unknown>);
+    else ctx.callMemory.forgetInput(tool);
   };
 
   return {
@@ -126,7 +112,7 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
       const controller = new AbortController();
       if (callId) active.set(callId, controller);
       const started = performance.now();
-      rememberInput(entry.name, args);
+      rememberInput(entry.name, args, connection.redactor, ctx.settings.read().auditArgumentValues);
       // The seqs of this call's own request and response, filled as the transport records them.
       let seqs: RequestSeqs = {};
 
@@ -185,19 +171,13 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
       return { cancelled: true };
     },
     listHistory: async ({ limit }) => history.slice(0, limit),
-    listSavedCalls: async ({ serverName }) => ctx.settings.read().savedCalls.filter((c) => !serverName || c.serverName === serverName),
+    listSavedCalls: async ({ serverName }) => ctx.callMemory.savedCalls(serverName),
     saveCall: async (call) => {
-      const settings = ctx.settings.read();
       const saved = { ...call, id: randomUUID(), savedAt: Date.now() };
-      ctx.settings.write({ ...settings, savedCalls: [...settings.savedCalls, saved] });
+      ctx.callMemory.addSavedCall(saved);
       return saved;
     },
-    deleteSavedCall: async ({ id }) => {
-      const settings = ctx.settings.read();
-      const savedCalls = settings.savedCalls.filter((c) => c.id !== id);
-      ctx.settings.write({ ...settings, savedCalls });
-      return { deleted: savedCalls.length !== settings.savedCalls.length };
-    },
-    lastToolInput: async ({ tool }) => ({ args: ctx.settings.read().toolInputs[tool] }),
+    deleteSavedCall: async ({ id }) => ({ deleted: ctx.callMemory.deleteSavedCall(id) }),
+    lastToolInput: async ({ tool }) => ({ args: ctx.callMemory.lastInput(tool) }),
   };
 }

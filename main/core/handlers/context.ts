@@ -8,12 +8,15 @@ import { SessionExpiredError, type ServerConnection } from '../connection/server
 import { CoreError } from '../errors';
 import type { EventHub } from '../events';
 import type { LogBus } from '../logs/log-bus';
+import type { CallMemory } from '../store/call-memory';
 import type { SettingsStore } from '../store/settings';
 import type { TraceHub } from '../trace/hub';
 import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
 
 export interface CoreContext {
   settings: SettingsStore;
+  /** Remembered inputs and saved calls (not in the settings). */
+  callMemory: CallMemory;
   connections: ConnectionManager;
   events: EventHub;
   logs: LogBus;

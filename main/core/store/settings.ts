@@ -2,14 +2,19 @@
  * The settings port. Electron persists through electron-store, everything else through conf
  * (electron-store's own foundation); core sees only this interface. Both go through
  * `ValidatedSettingsStore`, which owns the schema, migrations, and what happens to a file
- * that cannot be read: it is backed up and reported, never silently replaced.
+ * that cannot be read: it is backed up and reported, never silently replaced. Settings hold
+ * settings only: what is remembered of calls (inputs, saved calls) lives in the call memory
+ * (call-memory.ts), and an older file that still holds it hands it over once.
  */
 import { copyFileSync, existsSync, renameSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { JsonObject, SavedCall, ServerConfig } from '../../../contract';
+import { ServerConfig } from '../../../contract';
 import { formatIssues } from '../errors';
+import { backupPath } from './backup';
+import { CALL_MEMORY_FILE, carryIntoCallMemory, parseCallMemory, type CallMemoryContent } from './call-memory';
 
-export const SETTINGS_VERSION = 2;
+export const SETTINGS_VERSION = 3;
 
 export const SettingsSchema = z.object({
   version: z.number().int().default(SETTINGS_VERSION),
@@ -17,10 +22,6 @@ export const SettingsSchema = z.object({
   /** Record tool-call argument values in the audit (keys are always recorded). */
   auditArgumentValues: z.boolean().default(false),
   oauthSystemBrowser: z.boolean().default(false),
-  /** Named calls, grouped by server name. */
-  savedCalls: z.array(SavedCall).default([]),
-  /** The arguments last used per tool (namespaced name), to pre-fill its form. */
-  toolInputs: z.record(z.string(), JsonObject).default({}),
   /**
    * The servers the person left connected (or trying to connect) when the app last stopped, by
    * id: reconnected at start where their `connectAtStart` is on. A server the person disconnected
@@ -76,6 +77,8 @@ const MIGRATIONS: ((doc: Record<string, unknown>) => Record<string, unknown>)[] 
     const enabled = (servers ?? []).filter((s): s is { id: string } => !!s && typeof s === 'object' && typeof (s as { id?: unknown }).id === 'string' && (s as { disabled?: unknown }).disabled !== true);
     return { ...doc, ...(withSwitch ? { servers: withSwitch } : {}), connectedServers: enabled.map((s) => s.id), version: 2 };
   },
+  // 2 → 3: remembered inputs and saved calls leave the settings (`parseSettingsDocument` carries them out).
+  (doc) => ({ ...doc, version: 3 }),
 ];
 
 export interface ParsedSettings {
@@ -83,6 +86,8 @@ export interface ParsedSettings {
   problems: string[];
   /** The stored document needs rewriting (migrated, or entries dropped). */
   changed: boolean;
+  /** Remembered inputs and saved calls found in the document (before format 3), for the call memory. */
+  carried?: CallMemoryContent;
 }
 
 /** Validates a stored document entry by entry: one bad server does not cost the others. */
@@ -104,9 +109,15 @@ export function parseSettingsDocument(raw: unknown): ParsedSettings {
     changed = true;
     problems.push(`The settings' "servers" is not a list (it is ${describeJsonType(doc.servers)}); Switchboard started with no servers.`);
   }
-  // Remembered tool inputs are argument values: kept only while the user lets the audit keep them.
-  if (doc.auditArgumentValues !== true && doc.toolInputs && typeof doc.toolInputs === 'object' && Object.keys(doc.toolInputs).length > 0) {
-    doc = { ...doc, toolInputs: {} };
+  // What older files remembered of calls goes to the call memory. Remembered tool inputs are
+  // argument values: carried only while the user lets the audit keep them.
+  let carried: CallMemoryContent | undefined;
+  if ('toolInputs' in doc || 'savedCalls' in doc) {
+    const { toolInputs, savedCalls, ...rest } = doc;
+    const { content, skipped } = parseCallMemory({ toolInputs: doc.auditArgumentValues === true ? toolInputs : {}, savedCalls });
+    if (skipped) problems.push(`${skipped === 1 ? 'A remembered input or saved call' : `${skipped} remembered inputs or saved calls`} in the settings could not be read and ${skipped === 1 ? 'was' : 'were'} skipped.`);
+    carried = content;
+    doc = rest;
     changed = true;
   }
   for (const [index, entry] of (Array.isArray(doc.servers) ? doc.servers : []).entries()) {
@@ -124,7 +135,7 @@ export function parseSettingsDocument(raw: unknown): ParsedSettings {
     changed = true;
     problems.push(`Some settings were invalid and were reset to defaults: ${formatIssues(rest.error).map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   }
-  return { settings, problems, changed };
+  return { settings, problems, changed, ...(carried ? { carried } : {}) };
 }
 
 export class ValidatedSettingsStore implements SettingsStore {
@@ -144,10 +155,21 @@ export class ValidatedSettingsStore implements SettingsStore {
     }
     const parsed = parseSettingsDocument(doc.read());
     this.cache = parsed.settings;
-    if (parsed.problems.length && existsSync(doc.path)) {
+    const problems = [...parsed.problems];
+    // Into the call memory before the settings are rewritten without it: a crash between the two
+    // leaves it in both places, never in neither.
+    if (parsed.carried) {
+      const target = join(dirname(doc.path), CALL_MEMORY_FILE);
+      try {
+        this.problems.push(...carryIntoCallMemory(target, parsed.carried));
+      } catch (error) {
+        problems.push(`The remembered inputs and saved calls could not be moved to ${target} (${(error as Error).message}).`);
+      }
+    }
+    if (problems.length && existsSync(doc.path)) {
       const backup = backupPath(doc.path);
       copyFileSync(doc.path, backup);
-      this.problems.push(...parsed.problems.map((p) => `${p} (the original file is kept at ${backup})`));
+      this.problems.push(...problems.map((p) => `${p} (the original file is kept at ${backup})`));
     }
     if (parsed.changed) doc.write(parsed.settings);
   }
@@ -171,8 +193,4 @@ function describeJsonType(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
-}
-
-function backupPath(path: string): string {
-  return `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 }
