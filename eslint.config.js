@@ -21,7 +21,10 @@ const elements = [
   { type: 'renderer', pattern: 'renderer' },
   { type: 'test', pattern: 'test' },
   { type: 'bench', pattern: 'bench' },
+  { type: 'tooling', pattern: '{scripts,bin}' },
 ].map((element) => ({ ...element, partialMatch: false }));
+/** The build and test runners' configs at the root, so the rules see them too. */
+const files = [{ category: 'root-config', pattern: '*.{ts,js,mjs}' }];
 
 const anyRenderer = { element: { type: ['feature', 'renderer-shared', 'renderer'] } };
 const electronModules = { module: { origin: 'external', source: ['electron', 'electron-store', '@electron/*'] } };
@@ -31,7 +34,7 @@ const policies = [
   {
     from: { element: { type: 'contract' } },
     disallow: { to: { module: { origin: '*' } } },
-    message: 'contract/ imports only zod and other contract/ files (it is shared by main and the renderer)',
+    message: '{{dependency.source}}: contract/ imports only zod and other contract/ files (it is shared by main and the renderer)',
   },
   {
     from: { element: { type: 'contract' } },
@@ -40,37 +43,37 @@ const policies = [
   {
     from: { element: { type: 'core' } },
     disallow: [electronModules, { element: { type: ['adapter', 'main-entry', 'preload'] } }, anyRenderer].map((to) => ({ to })),
-    message: 'main/core is plain Node: no electron, electron-store, adapters, preload or renderer',
+    message: '{{dependency.source}}: main/core is plain Node: no electron, electron-store, adapters, preload or renderer',
   },
   {
     from: { element: { type: 'adapter' } },
     disallow: { to: { element: { type: 'adapter', captured: { adapter: '!shared' } } } },
-    message: 'an adapter never imports another adapter (what two share lives in main/adapters/shared)',
+    message: '{{dependency.source}}: an adapter never imports another adapter (what two share lives in main/adapters/shared)',
   },
   {
     from: { element: { type: 'feature' } },
     disallow: { to: { element: { type: 'feature', fileInternalPath: '!index.ts' } } },
-    message: "a renderer feature imports another feature only through that feature's index.ts",
+    message: "{{dependency.source}}: a renderer feature imports another feature only through that feature's index.ts",
   },
   {
     from: { element: { type: 'renderer-shared' } },
     disallow: { to: { element: { type: 'feature' } } },
-    message: 'renderer/src/components, state and api are shared by the features and never import one',
+    message: '{{dependency.source}}: renderer/src/components, state and api are shared by the features and never import one',
   },
   {
     from: anyRenderer,
     disallow: [{ element: { type: ['core', 'adapter', 'main-entry', 'preload'] } }, electronModules, { module: { origin: 'core' } }].map((to) => ({ to })),
-    message: 'the renderer never imports main/, preload/, electron or Node built-ins (it talks through contract/client.ts)',
+    message: '{{dependency.source}}: the renderer never imports main/, preload/, electron or Node built-ins (it talks through contract/client.ts)',
   },
   {
     from: { element: { type: ['preload'] } },
     disallow: { to: [{ element: { type: ['core', 'adapter', 'main-entry'] } }, anyRenderer] },
-    message: 'preload/ exposes the contract and imports nothing from main/ or the renderer',
+    message: '{{dependency.source}}: preload/ exposes the contract and imports nothing from main/ or the renderer',
   },
   {
-    from: { element: { type: '!test' } },
+    // Any file, known layer or not (scripts, root configs); test/ importing itself is internal to it.
     disallow: { to: { element: { type: 'test' } } },
-    message: 'nothing outside test/ imports from test/',
+    message: '{{dependency.source}}: nothing outside test/ imports from test/',
   },
   {
     // The benchmarks drive the same fixture servers as the tests.
@@ -78,6 +81,12 @@ const policies = [
     allow: { to: { element: { type: 'test' }, file: { path: 'test/{fixtures,support}/**' } } },
   },
 ];
+
+/** Packages only the tests use (devDependencies): shipped code must not import them. */
+const testOnlyPackages = {
+  group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', '@modelcontextprotocol/server', '@modelcontextprotocol/server-*', '@modelcontextprotocol/node', 'vitest', '@playwright/test', 'fast-check', 'ajv', 'ajv-formats'],
+  message: 'a test-only package (devDependencies): shipped code uses @modelcontextprotocol/client and @cfworker/json-schema',
+};
 
 export default tseslint.config(
   { ignores: ['out/', 'dist/', 'node_modules/', 'test-results/', 'playwright-report/', '.tmp/', '.scratch/', 'test/.probe/'] },
@@ -104,19 +113,35 @@ export default tseslint.config(
     rules: { 'no-empty-pattern': ['error', { allowObjectPatternsAsParameters: true }] },
   },
   {
+    files: ['main/**', 'contract/**', 'preload/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [testOnlyPackages] }] },
+  },
+  {
     files: ['renderer/**'],
     languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            testOnlyPackages,
+            { group: ['@modelcontextprotocol/*'], message: 'the renderer reaches servers only through main (contract/client.ts), never with an MCP SDK of its own' },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['**/*.{ts,tsx,mts,cts,js,mjs,cjs}'],
     plugins: { boundaries },
     settings: {
       'boundaries/elements': elements,
+      'boundaries/files': files,
       'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import', 'require'],
       'import/resolver': { node: { extensions: ['.ts', '.tsx', '.mts', '.js', '.mjs', '.json'] } },
     },
     rules: {
-      'boundaries/dependencies': ['error', { default: 'allow', checkAllOrigins: true, policies }],
+      'boundaries/dependencies': ['error', { default: 'allow', checkAllOrigins: true, checkUnknownLocals: true, policies }],
     },
   },
 );
