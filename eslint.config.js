@@ -7,6 +7,7 @@
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
 import globals from 'globals';
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 /** The layers: every source file belongs to the first element whose folder holds it. */
@@ -88,12 +89,11 @@ const testOnlyPackages = {
   message: 'a test-only package (devDependencies): shipped code uses @modelcontextprotocol/client and @cfworker/json-schema',
 };
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['out/', 'dist/', 'node_modules/', 'test-results/', 'playwright-report/', '.tmp/', '.scratch/', 'test/.probe/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
-    languageOptions: { globals: { ...globals.node } },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
@@ -101,6 +101,15 @@ export default tseslint.config(
       // hostile input is shown with its invisible characters named or stripped.
       'no-control-regex': 'off',
     },
+  },
+  {
+    ignores: ['renderer/**', 'contract/**'],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    // Shared by main and the renderer: only what both have.
+    files: ['contract/**'],
+    languageOptions: { globals: globals['shared-node-browser'] },
   },
   {
     // Tests read untyped JSON off the wire and poke at internals.
@@ -118,7 +127,7 @@ export default tseslint.config(
   },
   {
     files: ['renderer/**'],
-    languageOptions: { globals: { ...globals.browser } },
+    languageOptions: { globals: globals.browser },
     rules: {
       'no-restricted-imports': [
         'error',
