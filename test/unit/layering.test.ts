@@ -26,7 +26,7 @@ async function layerMessages(path: string, code: string): Promise<Linter.LintMes
 
 type Sample = [path: string, code: string];
 
-/** One forbidden import per rule, each from a real file to a real target. */
+/** Forbidden imports by layer rule (`boundaries/dependencies`); the targets are real files. */
 const FORBIDDEN: Record<string, Sample[]> = {
   'contract/ imports only zod and contract/': [
     ['contract/sample.ts', "export { readFile } from 'node:fs';"],
@@ -59,7 +59,6 @@ const FORBIDDEN: Record<string, Sample[]> = {
     ['renderer/src/features/tools/sample.ts', "export * from '../../../../preload/index';"],
     ['renderer/src/state/sample.ts', "export { ipcRenderer } from 'electron';"],
     ['renderer/src/app/sample.ts', "export { readFile } from 'node:fs';"],
-    ['renderer/src/app/sample.ts', "export { Client } from '@modelcontextprotocol/client';"],
   ],
   'preload/ imports nothing from main/ or the renderer': [['preload/sample.ts', "export { createCore } from '../main/core/app';"]],
   'nothing outside test/ imports test/': [
@@ -69,8 +68,14 @@ const FORBIDDEN: Record<string, Sample[]> = {
     ['scripts/sample.mjs', "export * from '../test/support/core-calls';"],
     ['bench/sample.ts', "export * from '../test/unit/layering.test';"],
   ],
-  'shipped code never imports a test-only package': [['main/core/sample.ts', "export { McpServer } from '@modelcontextprotocol/server';"]],
 };
+
+/** Packages, not layers: `no-restricted-imports`. */
+const RESTRICTED_PACKAGES: Sample[] = [
+  ['main/core/sample.ts', "export { McpServer } from '@modelcontextprotocol/server';"],
+  ['renderer/src/features/tools/sample.ts', "export { fc } from 'fast-check';"],
+  ['renderer/src/app/sample.ts', "export { Client } from '@modelcontextprotocol/client';"],
+];
 
 /** What each layer may import: none of it is reported. */
 const ALLOWED: Sample[] = [
@@ -88,19 +93,24 @@ const ALLOWED: Sample[] = [
   ['test/unit/sample.ts', "export { createCore } from '../../main/core/app'; export { App } from '../../renderer/src/app/App'; export * from '../support/core-calls';"],
 ];
 
+/** The one error `code` at `path` gets from `ruleId`, naming the import that broke the rule. */
+async function expectReported(ruleId: string, [path, code]: Sample): Promise<void> {
+  const messages = await layerMessages(path, code);
+  expect(messages.map((m) => m.ruleId), `${path}: ${code}`).toEqual([ruleId]);
+  expect(messages[0]!.message, `${path}: ${code}`).toContain(/['"]([^'"]+)['"]/.exec(code)![1]!);
+  expect(messages[0]!.severity, 'an error, not a warning').toBe(2);
+}
+
 describe('layer rules (eslint.config.js)', () => {
   for (const [rule, samples] of Object.entries(FORBIDDEN)) {
     it(`reports: ${rule}`, async () => {
-      for (const [path, code] of samples) {
-        const messages = await layerMessages(path, code);
-        expect(messages, `${path}: ${code}`).toHaveLength(1);
-        // The message names the import that broke the rule.
-        const source = /['"]([^'"]+)['"]/.exec(code)![1]!;
-        expect(messages[0]!.message, `${path}: ${code}`).toContain(source);
-        expect(messages[0]!.severity, 'an error, not a warning').toBe(2);
-      }
+      for (const sample of samples) await expectReported(BOUNDARIES, sample);
     });
   }
+
+  it('reports test-only packages in shipped code and an MCP SDK in the renderer', async () => {
+    for (const sample of RESTRICTED_PACKAGES) await expectReported('no-restricted-imports', sample);
+  });
 
   it('does not report what each layer may import', async () => {
     for (const [path, code] of ALLOWED) expect(await layerMessages(path, code), `${path}: ${code}`).toEqual([]);
