@@ -16,7 +16,7 @@ export interface Carrier {
 }
 
 export type SwitchboardApi = {
-  [M in MethodName]: {} extends ArgsIn<M>
+  [M in MethodName]: Record<never, never> extends ArgsIn<M>
     ? (args?: ArgsIn<M>) => Promise<Result<M>>
     : (args: ArgsIn<M>) => Promise<Result<M>>;
 } & {

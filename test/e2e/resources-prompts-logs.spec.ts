@@ -3,7 +3,7 @@
  * template with the server's completions and read the JSON item, get a prompt with a
  * completed argument, see stderr and server log notifications, set a legacy server's level.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtures/everything/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { COUNTER_URI, completionOption, logLine, startWatchableServer, type WatchableServer, promptItem, resourceItem, serverId, setMinLevel, showView, templateItem, toggleSource, typeForCompletions, waitConnected } from './support/resources';

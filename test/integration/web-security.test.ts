@@ -17,7 +17,6 @@ import { TOKEN_HEADER } from '../../main/adapters/web/security';
 let dir: string;
 let core: Core;
 let host: WebHost;
-let base: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sb-web-'));
@@ -25,7 +24,6 @@ beforeAll(async () => {
   writeFileSync(join(tmpdir(), 'sb-outside.txt'), 'outside');
   core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test' });
   host = await startWebHost({ core, rendererDir: dir });
-  base = `http://127.0.0.1:${host.port}`;
 });
 
 afterAll(async () => {

@@ -51,7 +51,7 @@ export function registerIpc<E>(ipcMain: IpcMainLike<E>, dispatch: Dispatch, isTr
   }
 
   async function handleCall(method: MethodName, event: E, args: unknown): Promise<Envelope> {
-    let trusted = false;
+    let trusted: boolean;
     try {
       trusted = isTrusted(event) === true;
     } catch {

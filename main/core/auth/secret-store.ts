@@ -86,7 +86,7 @@ export class FileSecretStore implements SecretStore {
     try {
       parsed = JSON.parse(await readFile(this.path, 'utf8'));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`The secret store ${this.path} cannot be read: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`The secret store ${this.path} cannot be read: ${(error as Error).message}`, { cause: error });
     }
     const entries = (parsed as { entries?: Record<string, unknown> } | undefined)?.entries ?? {};
     this.cache = new Map(Object.entries(entries).filter((e): e is [string, string] => typeof e[1] === 'string'));

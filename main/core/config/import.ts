@@ -47,9 +47,9 @@ export function parseServerFile(text: string): ImportResult {
   } catch (error) {
     const firstLine = text.slice(0, text.indexOf('\n') >>> 0);
     if (/"format"\s*:\s*"switchboard-trace"/.test(firstLine.slice(0, 4096))) {
-      throw new Error('This is a Switchboard trace (JSONL), not a server list: open it under Traffic → Import. Nothing was imported.');
+      throw new Error('This is a Switchboard trace (JSONL), not a server list: open it under Traffic → Import. Nothing was imported.', { cause: error });
     }
-    throw new Error(`Not valid JSON: ${clip((error as Error).message, 300)}. Nothing was imported.`);
+    throw new Error(`Not valid JSON: ${clip((error as Error).message, 300)}. Nothing was imported.`, { cause: error });
   }
   if (!document || typeof document !== 'object' || Array.isArray(document)) throw new Error('Expected a JSON object with "mcpServers" or "servers". Nothing was imported.');
   const doc = document as Record<string, unknown>;

@@ -8,7 +8,6 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { AuditRecord, ErrorDetail, HistoryEntry } from '../../../contract';
 import { resolveName } from '../catalog/catalog';
 import { classifyError, httpStatusOf, sdkCodeOf } from '../connection/errors';
-import { SessionExpiredError } from '../connection/server-connection';
 import { SEPARATOR, uniqueSlugs } from '../catalog/names';
 import type { Redactor } from '../trace/redact';
 import { trackRequest, type RequestSeqs } from '../trace/request-seqs';

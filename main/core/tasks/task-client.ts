@@ -75,7 +75,7 @@ export class TaskAwareClient extends Client {
    * `tasks` capability; nothing else does — neither the 2026 `server/discover` probe nor the
    * 2026 per-request `_meta` envelope, which are built from the constructor's capabilities.
    */
-  // `any`: one pass-through over the SDK's overload set (each caller keeps its typed overload).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one pass-through over the SDK's overload set (each caller keeps its typed overload)
   override request(...args: any[]): any {
     const [first, ...rest] = args as [{ method?: string; params?: { capabilities?: ClientCapabilities } }, ...unknown[]];
     const request = first?.method === 'initialize' && this.legacyTasks && first.params ? { ...first, params: { ...first.params, capabilities: { ...first.params.capabilities, tasks: this.legacyTasks } } } : first;

@@ -27,7 +27,7 @@ export async function uploadTrace(file: File): Promise<Result<'traceImport'>> {
       credentials: 'same-origin',
     });
   } catch (error) {
-    throw new Error(`The upload did not reach Switchboard (${error instanceof Error ? error.message : String(error)}). Is "npm run web" still running?`);
+    throw new Error(`The upload did not reach Switchboard (${error instanceof Error ? error.message : String(error)}). Is "npm run web" still running?`, { cause: error });
   }
   if (!response.ok) throw new Error(await errorOf(response));
   return (await response.json()) as Result<'traceImport'>;

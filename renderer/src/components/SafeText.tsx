@@ -9,7 +9,6 @@ import { useState, type CSSProperties, type ReactNode } from 'react';
 import classes from './SafeText.module.css';
 
 // Bidi controls, zero-width characters, C0/C1 controls (but tab and newline), and the BOM.
-// eslint-disable-next-line no-control-regex
 const INVISIBLE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u061c\ufeff]/g;
 
 const NAMES: Record<string, string> = {

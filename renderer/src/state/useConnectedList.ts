@@ -28,7 +28,7 @@ export function useConnectedList<T>(load: () => Promise<T>, servers: ServerStatu
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberately only these dependencies.
   }, [connectedKey, reloads, ...deps]);
 
   return { data, error, reload: () => setReloads((n) => n + 1) };

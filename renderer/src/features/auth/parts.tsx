@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import type { TraceEvent } from '../../../../contract/trace';
 import { JsonTree } from '../../components/JsonTree';
 import { SafeText } from '../../components/SafeText';
-import { bodyText, formatBytes } from '../traffic/format';
+import { bodyText, formatBytes } from '../traffic';
 import classes from './auth.module.css';
 import { useFullBody } from './use-auth';
 

@@ -1,6 +1,6 @@
 /** Server names for the charts and the timeline. */
 import type { ServerStatus } from '../../../../contract';
-import { importedServers } from '../traffic/traffic-store';
+import { importedServers } from '../traffic';
 
 /** The configured servers' names, and for an imported trace the names its file recorded. */
 export function serverNames(servers: readonly ServerStatus[], source: string): Map<string, string> {

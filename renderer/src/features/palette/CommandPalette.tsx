@@ -5,8 +5,8 @@ import { useEffect, useMemo, useState } from 'react';
 import type { ServerStatus, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { VIEWS, navigation, useNavigation } from '../../state/navigation';
-import { bulkConnect } from '../servers/bulk-connect';
-import { exportTraceFile, pickAndImportTrace } from '../traffic/trace-files';
+import { bulkConnect } from '../servers';
+import { exportTraceFile, pickAndImportTrace } from '../traffic';
 import { COMMANDS, flippedScheme, type CommandId } from './commands';
 import { SettingsModal } from './SettingsModal';
 

@@ -6,17 +6,14 @@ import { safeStringify } from '../../../../contract/bounded-json';
 import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
 import { Alert, Badge, Button, Grid, Group, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { PromptEntry, Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { useNavigation } from '../../state/navigation';
 import { useViewState } from '../../state/useViewState';
 import { withNewest } from '../../state/view-memory';
-import { CompletionInput } from '../resources/CompletionInput';
-import { GroupedList, type ListGroup } from '../resources/GroupedList';
-import { plural } from '../resources/format';
-import classes from '../resources/resources.module.css';
+import { CompletionInput, GroupedList, plural, resourceClasses as classes, type ListGroup } from '../resources';
 import { PromptMessages } from './PromptMessages';
 
 type Outcome =

@@ -16,7 +16,7 @@ import { SamplingDialog } from './SamplingDialog';
 import { ServerText, str, visible } from './safe';
 import { completionKey, getRequestStore, KIND_LABEL, OUTCOME_LABEL, outcomeText, useRequests, type RequestsSnapshot, type ResolvedRequest } from './store';
 import { UrlDisplay, UrlElicitation } from './UrlElicitation';
-import { taskTieText } from '../tasks/task-view';
+import { taskTieText } from '../tasks';
 
 // Open/closed is shared by the badge and the center.
 let centerOpen = false;

@@ -41,7 +41,7 @@ export function RootsEditor({ opened, onClose, servers, serverId }: { opened: bo
     setRows(roots.map((r) => ({ uri: r.uri, name: r.name ?? '' })));
     setError(null);
     setSaved(null);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberately only these dependencies.
   }, [selected, opened]);
 
   const update = (i: number, patch: Partial<Row>) => {

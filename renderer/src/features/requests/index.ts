@@ -1,5 +1,5 @@
 /** The request center (elicitation, sampling, roots) and what other views may use from it. */
-export { RequestBadge, RequestCenter } from './RequestCenter';
+export { RequestBadge, RequestCenter, showRequest } from './RequestCenter';
 export { UrlElicitationRequired, isUrlElicitationRequired } from './UrlElicitationRequired';
 export { parseUrlElicitationRequired, inspectUrl, openConsented } from './url-elicitation';
-export { getRequestStore } from './store';
+export { getRequestStore, useRequests } from './store';

@@ -127,7 +127,7 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
     }
     setSelectedKey(key);
     if (!outcomes.has(key)) void read(key, focus.serverId, focus.uri);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberately only these dependencies.
   }, [nav.resource?.nonce, listing]);
 
   return (

@@ -12,7 +12,7 @@ import type { ObservedMethod, ServerInfo, ServerStatus } from '../../../../contr
 import { useApi } from '../../api/context';
 import { SafeText } from '../../components/SafeText';
 import { navigation } from '../../state/navigation';
-import { openConsented } from '../requests/url-elicitation';
+import { openConsented } from '../requests';
 import { capabilityRows, describeMismatch, iconVerdict, serverInfoPanel } from './model';
 
 const REFRESH_MS = 1_000;

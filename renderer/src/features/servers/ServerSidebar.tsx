@@ -10,7 +10,7 @@ import { navigation, useNavigation } from '../../state/navigation';
 import { ImportModal } from './ImportModal';
 import { bulkConnect } from './bulk-connect';
 import { ServerForm } from './ServerForm';
-import { serverInfoPanel } from '../server-info/model';
+import { serverInfoPanel } from '../server-info';
 
 /** The current time, re-rendering twice a second while something counts down. */
 function useNow(active: boolean): number {

@@ -13,7 +13,7 @@ import type { TimelineModel } from './model';
 import { useTimelinePalette, type TimelinePalette } from './palette';
 import { clockLabel, formatDuration } from './scale';
 import { describeHit } from './describe';
-import { serverNames } from '../charts/names';
+import { serverNames } from '../charts';
 
 interface View {
   start: number;

@@ -11,7 +11,7 @@ import type { SwitchboardApi } from '../../../../contract/client';
 import type { TraceEvent } from '../../../../contract/trace';
 import { useApi } from '../../api/context';
 import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
-import { rawBodyText } from '../traffic/raw-body';
+import { rawBodyText } from '../traffic';
 import classes from './tools.module.css';
 
 const isAnswer = (e: TraceEvent, id: string | number) =>

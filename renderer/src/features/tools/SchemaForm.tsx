@@ -533,7 +533,6 @@ function FieldError({ text }: { text: string }) {
 /** Enum option labels are plain strings: invisible characters are named, long ones clipped. */
 function optionLabel(option: unknown): string {
   const text = typeof option === 'string' ? option : safeStringify(option);
-  // eslint-disable-next-line no-control-regex
   const visible = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u061c\ufeff]/g, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
   return visible.length > 120 ? `${visible.slice(0, 120)}…` : visible;
 }

@@ -18,9 +18,8 @@ import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
 import { UrlElicitationRequired, isUrlElicitationRequired } from '../requests';
 import { CallErrorView, ToolResultView, formatMs } from './ToolResultView';
-import { RunAsTaskButton, TaskPanel, TaskRunView } from '../tasks/TaskPanel';
-import { getTasksStore, useTasks } from '../tasks/tasks-store';
-import { latestRun, runModes } from '../tasks/task-view';
+import { getTasksStore, latestRun, runModes, useTasks } from '../tasks';
+import { RunAsTaskButton, TaskPanel, TaskRunView } from './TaskPanel';
 import classes from './tools.module.css';
 import { schemaBounds, validateAgainst, type Issue, type Validation } from './validation';
 

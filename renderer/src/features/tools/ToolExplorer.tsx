@@ -5,7 +5,7 @@
  */
 import { Badge, CloseButton, Group, SegmentedControl, Text, TextInput, Tooltip, UnstyledButton } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { ToolEntry } from '../../../../contract';
 import { SafeLabel, SafeText, reveal } from '../../components/SafeText';
 import { CollisionBadge, activeAnnotations } from './ToolDetail';
@@ -75,7 +75,7 @@ export function ToolExplorer({
     if (!selected) return;
     const index = rows.findIndex((r) => r.kind === 'tool' && r.tool.name === selected);
     if (index >= 0) virtualizer.scrollToIndex(index, { align: 'auto' });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberately only these dependencies.
   }, [scrollToNonce]);
 
   const toolRows = rows.filter((r): r is Extract<Row, { kind: 'tool' }> => r.kind === 'tool');

@@ -15,10 +15,7 @@ import { copyText, downloadText, downloadBytes } from '../../components/download
 import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
 import { useApi } from '../../api/context';
 import { navigation } from '../../state/navigation';
-import { AnnotationChips } from '../resources/Annotations';
-import { ContentItemView, asContentItem } from '../resources/ContentView';
-import { formatBytes } from '../resources/binary';
-import { ReadResultView, type ReadOutcome } from '../resources/ReadResultView';
+import { AnnotationChips, ContentItemView, ReadResultView, asContentItem, formatBytes, type ReadOutcome } from '../resources';
 import type { CallOutcome } from './call-outcome';
 import { SafeLabel, SafeText, hasInvisible, reveal } from '../../components/SafeText';
 import { formatChars, isObject, pathLabel } from './schema';

@@ -69,7 +69,7 @@ export function ToolsView({ servers }: { servers: ServerStatus[] }) {
     setSide('tools');
     if (explorer.query && !nav.tool.name.toLowerCase().includes(explorer.query.toLowerCase())) setExplorer({ ...explorer, query: '' });
     setScrollNonce((n) => n + 1);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberately only these dependencies.
   }, [nav.tool?.nonce]);
 
   const open = (tool: ToolEntry, args: Record<string, unknown>, origin: 'history' | 'saved') => {

@@ -18,7 +18,7 @@ import { bodyText, clip, curlCommand, formatBytes, formatMs, formatTime, isError
 import classes from './TrafficView.module.css';
 import { rawOf } from './raw-body';
 import { traffic } from './traffic-store';
-import { serverInfoPanel } from '../server-info/model';
+import { serverInfoPanel } from '../server-info';
 
 interface Detail {
   event: TraceEvent;

@@ -23,7 +23,7 @@ import {
   methodStatus,
   shortSession,
 } from './format';
-import { ExchangeGroup, ListModel, type Row, type RowModel } from './models';
+import { ExchangeGroup, ListModel, type RowModel } from './models';
 import classes from './TrafficView.module.css';
 import { traffic, useTrafficState } from './traffic-store';
 

@@ -8,7 +8,7 @@ import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, useS
 import type { ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { LiveContext, useTraceBuffer } from '../../state/live';
-import { navigation, useNavigation } from '../../state/navigation';
+import { useNavigation } from '../../state/navigation';
 import { formatCount, isErrorEvent } from './format';
 import { ListModel, SeqModel, type RowModel } from './models';
 import { TrafficDetail } from './TrafficDetail';

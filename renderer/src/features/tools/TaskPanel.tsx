@@ -10,11 +10,9 @@ import { useEffect, useState } from 'react';
 import type { TaskInfo, TaskStatusName, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { SafeText } from '../../components/SafeText';
-import { showRequest } from '../requests/RequestCenter';
-import { getRequestStore, useRequests } from '../requests/store';
-import { ToolResultView, formatMs } from '../tools/ToolResultView';
-import { getTasksStore, useTasks, type TaskRun } from './tasks-store';
-import { isTerminalStatus, questionsFor, runModes, statusMessageOf, statusWord, tasksOfServer } from './task-view';
+import { getRequestStore, showRequest, useRequests } from '../requests';
+import { getTasksStore, isTerminalStatus, questionsFor, runModes, statusMessageOf, statusWord, tasksOfServer, useTasks, type TaskRun } from '../tasks';
+import { ToolResultView, formatMs } from './ToolResultView';
 
 const STATUS_COLOR: Record<TaskStatusName, string> = { working: 'blue', input_required: 'yellow', completed: 'green', failed: 'red', cancelled: 'gray' };
 const MESSAGE_CLIP = 300;
