@@ -26,7 +26,7 @@ export type { ConnectionDeps, ConnectionObserver } from './parts';
 export { SessionExpiredError } from './parts';
 export type { ServerLists } from '../catalog/catalog-state';
 export { CLIENT_INFO, MODERN_VERSION } from './negotiation';
-export { backoffDelay } from './state-machine';
+export { backoffDelay } from './errors';
 
 export class ServerConnection {
   readonly redactor = new Redactor();

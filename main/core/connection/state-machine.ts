@@ -13,19 +13,11 @@ import type { ConnectionState, ServerConfig, ServerStatus } from '../../../contr
 import { NoOAuthMetadataError, OAuthStepError, type SwitchboardOAuthProvider } from '../auth/oauth-provider';
 import { EMPTY_LISTS, type CatalogState, type ServerLists } from '../catalog/catalog-state';
 import type { Redactor } from '../trace/redact';
-import { describeConnectError, errorDetailOf, httpStatusOf, metadataRefusal, retryDecision } from './errors';
+import { backoffDelay, describeConnectError, errorDetailOf, httpStatusOf, metadataRefusal, retryDecision } from './errors';
 import { Keepalive } from './keepalive';
 import { connectedFacts, negotiate, type NegotiationHost } from './negotiation';
 import { chain, closeClient, errorMessage, interruptedBySignIn, isAuthFailure, SessionExpiredError, type ConnectionDeps, type TraceWriter } from './parts';
 import { configSecrets } from './transport-factory';
-
-const BACKOFF_BASE_MS = 1_000;
-const BACKOFF_CAP_MS = 30_000;
-
-/** Backoff before attempt n (1-based): 1 s, 2 s, 4 s … capped at 30 s. */
-export function backoffDelay(attempt: number, base = BACKOFF_BASE_MS): number {
-  return Math.min(base * 2 ** Math.max(0, attempt - 1), BACKOFF_CAP_MS);
-}
 
 export class ConnectionMachine {
   private configNow: ServerConfig;
