@@ -36,7 +36,7 @@ beforeAll(async () => {
     (await ok<ServerStatus>('addServer', { name: 'other', target: { type: 'stdio', ...small } })).id,
   ];
   await Promise.all(ids.map((id) => ok('connectServer', { id })));
-  for (const c of core.connections.all()) expect(c.snapshot().state, c.config.name).toBe('connected');
+  for (const c of core.connections.all()) expect(c.status().state, c.config.name).toBe('connected');
 }, 60_000);
 
 afterAll(async () => {

@@ -63,7 +63,7 @@ beforeAll(async () => {
     ).id,
   ];
   await Promise.all(ids.map((id) => ok('connectServer', { id })));
-  for (const c of core.connections.all()) expect(c.snapshot().state, c.snapshot().error).toBe('connected');
+  for (const c of core.connections.all()) expect(c.status().state, c.status().error).toBe('connected');
 }, 60_000);
 
 afterAll(async () => {

@@ -65,7 +65,7 @@ describe('connections', () => {
       await add(c, { name: 'broken', target: { type: 'stdio', command: 'no-such-command-xyz' } }),
     ];
     await Promise.all(ids.map((id) => c.dispatch('connectServer', { id })));
-    const byName = Object.fromEntries(c.connections.all().map((x) => [x.config.name, x.snapshot()]));
+    const byName = Object.fromEntries(c.connections.all().map((x) => [x.config.name, x.status()]));
     expect(byName.stdio!.state).toBe('connected');
     expect(byName.legacy).toMatchObject({ state: 'connected', era: 'legacy', protocolVersion: '2025-11-25' });
     expect(byName.modern).toMatchObject({ state: 'connected', era: 'modern', protocolVersion: '2026-07-28' });
@@ -79,13 +79,13 @@ describe('connections', () => {
     const id = await add(c, { name: 'down', target: { type: 'http', url: 'http://127.0.0.1:59997/mcp', transport: 'streamable-http' }, retries: 3 });
     const seen = states(c, id);
     await c.dispatch('connectServer', { id });
-    await expect.poll(() => c.connections.get(id)!.snapshot().state, { timeout: 10_000 }).toBe('error');
+    await expect.poll(() => c.connections.get(id)!.status().state, { timeout: 10_000 }).toBe('error');
     const reconnecting = seen.filter((s) => s.state === 'reconnecting');
     expect(reconnecting.map((s) => s.attempt)).toEqual([2, 3, 4]);
     const delays = c.trace.store.query({ servers: [id], kinds: ['reconnect'] }).events.map((e) => e.meta?.delayMs);
     expect(delays).toEqual([100, 200, 400]);
     for (const s of reconnecting) expect(s.nextAttemptAt).toBeGreaterThan(s.since);
-    expect(c.connections.get(id)!.snapshot().error).toMatch(/Connection refused .* Switchboard gave up after 4 attempts/);
+    expect(c.connections.get(id)!.status().error).toMatch(/Connection refused .* Switchboard gave up after 4 attempts/);
   });
 
   it('does not retry configuration errors: missing command, unresolvable host', async () => {
@@ -95,10 +95,10 @@ describe('connections', () => {
     await c.dispatch('connectServer', { id: missing });
     await c.dispatch('connectServer', { id: nxdomain });
     await new Promise((r) => setTimeout(r, 300));
-    expect(c.connections.get(missing)!.snapshot()).toMatchObject({ state: 'error', errorKind: 'config' });
-    expect(c.connections.get(missing)!.snapshot().error).toContain('Command not found: "no-such-command-xyz"');
-    expect(c.connections.get(missing)!.snapshot().error).toContain('Switchboard did not retry, because');
-    expect(c.connections.get(nxdomain)!.snapshot()).toMatchObject({ state: 'error', errorKind: 'config' });
+    expect(c.connections.get(missing)!.status()).toMatchObject({ state: 'error', errorKind: 'config' });
+    expect(c.connections.get(missing)!.status().error).toContain('Command not found: "no-such-command-xyz"');
+    expect(c.connections.get(missing)!.status().error).toContain('Switchboard did not retry, because');
+    expect(c.connections.get(nxdomain)!.status()).toMatchObject({ state: 'error', errorKind: 'config' });
     expect(c.trace.store.query({ kinds: ['reconnect'], text: 'attempt' }).events).toEqual([]);
   });
 
@@ -157,7 +157,7 @@ describe('connections', () => {
     const missed = store.query({ text: 'ping missed' }).events;
     expect(missed.length).toBeGreaterThanOrEqual(2);
     expect(seen.find((s) => s.state === 'reconnecting')!.error).toMatch(/2 pings in a row went unanswered/);
-    await expect.poll(() => connection.snapshot().state, { timeout: 10_000 }).toBe('connected');
+    await expect.poll(() => connection.status().state, { timeout: 10_000 }).toBe('connected');
   });
 
   it('disconnects after the idle timeout and reconnects on the next use', async () => {
@@ -170,12 +170,12 @@ describe('connections', () => {
     );
     cleanups.push(() => connection.disconnect());
     await connection.connect();
-    expect(connection.snapshot().state).toBe('connected');
-    await expect.poll(() => connection.snapshot().state, { timeout: 5_000 }).toBe('disconnected');
-    expect(connection.snapshot().reason).toMatch(/idle/);
+    expect(connection.status().state).toBe('connected');
+    await expect.poll(() => connection.status().state, { timeout: 5_000 }).toBe('disconnected');
+    expect(connection.status().reason).toMatch(/idle/);
     const result = await connection.callTool('echo', { text: 'back' });
     expect(JSON.stringify(result)).toContain('echo: back');
-    expect(connection.snapshot().state).toBe('connected');
+    expect(connection.status().state).toBe('connected');
     expect(store.query({ kinds: ['spawn'] }).events).toHaveLength(2);
   });
 

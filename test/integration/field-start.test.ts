@@ -45,8 +45,8 @@ const stdio = (name: string, args: string[], extra: Partial<ServerConfigInput> =
 async function failedStatus(c: Core, input: ServerConfigInput): Promise<ServerStatus> {
   const { id } = await call<ServerStatus>(c, 'addServer', input);
   await call(c, 'connectServer', { id });
-  await expect.poll(() => c.connections.get(id)!.snapshot().state, { timeout: 15_000 }).toBe('error');
-  return c.connections.get(id)!.snapshot();
+  await expect.poll(() => c.connections.get(id)!.status().state, { timeout: 15_000 }).toBe('error');
+  return c.connections.get(id)!.status();
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -158,7 +158,7 @@ describe('saved servers come back (item 7)', () => {
     const broken = await call<ServerStatus>(first, 'addServer', stdio('broken', ['-e', 'process.exit(3)'], { retries: 0 }));
     for (const s of [everything, memory, manual, dropped, broken]) await call(first, 'connectServer', { id: s.id });
     await call(first, 'disconnectServer', { id: dropped.id });
-    expect(first.connections.get(everything.id)!.snapshot().state).toBe('connected');
+    expect(first.connections.get(everything.id)!.status().state).toBe('connected');
     await first.shutdown();
     cores.splice(cores.indexOf(first), 1);
     // Quitting disconnected everything but changed nobody's choice.
@@ -169,16 +169,16 @@ describe('saved servers come back (item 7)', () => {
     // Ready at once: nothing has answered yet, the app already answers.
     const states = (await call<ServerStatus[]>(second, 'listServers')).map((s) => s.state);
     expect(states).not.toContain('connected');
-    await expect.poll(() => second.connections.get(everything.id)!.snapshot().state, { timeout: 20_000 }).toBe('connected');
-    await expect.poll(() => second.connections.get(memory.id)!.snapshot().state, { timeout: 20_000 }).toBe('connected');
-    await expect.poll(() => second.connections.get(broken.id)!.snapshot().state, { timeout: 20_000 }).toBe('error');
-    expect(second.connections.get(manual.id)!.snapshot().state).toBe('disconnected');
-    expect(second.connections.get(dropped.id)!.snapshot().state).toBe('disconnected');
+    await expect.poll(() => second.connections.get(everything.id)!.status().state, { timeout: 20_000 }).toBe('connected');
+    await expect.poll(() => second.connections.get(memory.id)!.status().state, { timeout: 20_000 }).toBe('connected');
+    await expect.poll(() => second.connections.get(broken.id)!.status().state, { timeout: 20_000 }).toBe('error');
+    expect(second.connections.get(manual.id)!.status().state).toBe('disconnected');
+    expect(second.connections.get(dropped.id)!.status().state).toBe('disconnected');
 
     // Disconnect all: nothing comes back at the next start.
     const off = await call<{ servers: ServerStatus[] }>(second, 'disconnectAll');
     expect(off.servers.map((s) => s.name).sort()).toEqual(['broken', 'everything', 'memory']);
-    expect(second.connections.all().map((c) => c.snapshot().state).filter((s) => s !== 'disconnected')).toEqual([]);
+    expect(second.connections.all().map((c) => c.status().state).filter((s) => s !== 'disconnected')).toEqual([]);
     expect((JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')) as { connectedServers: string[] }).connectedServers).toEqual([]);
     // Connect all: every enabled one, concurrently; the broken one fails alone.
     const on = await call<{ servers: ServerStatus[]; skippedDisabled: number }>(second, 'connectAll');

@@ -38,7 +38,7 @@ describe('tasks with server-everything (stdio)', () => {
     });
     ({ id } = await call(core, 'addServer', { name: 'everything', target: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] }, pingIntervalSec: 0, retries: 0 }));
     await call(core, 'connectServer', { id });
-    expect(core.connections.get(id)!.snapshot()).toMatchObject({ state: 'connected', era: 'legacy' });
+    expect(core.connections.get(id)!.status()).toMatchObject({ state: 'connected', era: 'legacy' });
   }, 60_000);
 
   afterAll(async () => {
@@ -108,7 +108,7 @@ describe('what the client declares in each era (the asking fixture speaks both)'
     try {
       const { id } = await call(core, 'addServer', { name: `asking ${era}`, target: { type: 'stdio', ...askingStdioCommand('both') }, era, pingIntervalSec: 0, retries: 0 });
       await call(core, 'connectServer', { id });
-      const negotiated = core.connections.get(id)!.snapshot().era!;
+      const negotiated = core.connections.get(id)!.status().era!;
       await call(core, 'listTools', { serverId: id });
       const bodies = core.trace.store.query({ servers: [id], limit: 1000 }).events.filter((e) => e.kind === 'jsonrpc-out').map((e) => e.body as { method?: string; params?: { capabilities?: Record<string, unknown>; _meta?: Record<string, Record<string, unknown>> } });
       const caps = negotiated === 'legacy' ? bodies.filter((b) => b.method === 'initialize').map((b) => b.params!.capabilities!) : bodies.filter((b) => b.params?._meta?.['io.modelcontextprotocol/clientCapabilities']).map((b) => b.params!._meta!['io.modelcontextprotocol/clientCapabilities']!);

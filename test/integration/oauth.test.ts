@@ -230,7 +230,7 @@ describe('OAuth in the core', () => {
   async function signedInCore(fx: Fixture, dir: string, login: HeadlessLogin | undefined, settingsDir?: string) {
     const { core, id, connection } = await coreWith(fx, { login, dir, settingsDir });
     await connection.connect();
-    return { core, id, status: connection.snapshot() };
+    return { core, id, status: connection.status() };
   }
 
   it('a revoked refresh token ends in a clear "sign in again" state: one refresh attempt, no authorization, no loop', async () => {
@@ -273,7 +273,7 @@ describe('OAuth in the core', () => {
     });
     const { connection } = await coreWith(fx, { login, name: 'loopback' });
     await connection.connect();
-    expect(connection.snapshot().state).toBe('connected');
+    expect(connection.status().state).toBe('connected');
     expect(callbackPort).toBeGreaterThan(0);
     // The listener is gone once the flow ended.
     await expect(fetch(`http://127.0.0.1:${callbackPort}/oauth/callback`)).rejects.toThrow();
@@ -293,7 +293,7 @@ describe('OAuth in the core', () => {
       }, 2_500);
     });
     await connection.connect();
-    expect(connection.snapshot().state).toBe('connected');
+    expect(connection.status().state).toBe('connected');
     expect(connection.listTools().map((t) => t.name)).toContain('whoami');
     expect(await fx.admin.stats()).toMatchObject({ authorize: 1, token: { authorization_code: 1 } });
   });
@@ -307,8 +307,8 @@ describe('OAuth in the core', () => {
       if (event === 'signInPrompt' || event === 'signInEnded') seen.push(`${event}${event === 'signInEnded' ? `:${(payload as { outcome: string }).outcome}` : ''}`);
     });
     await connection.connect();
-    expect(connection.snapshot()).toMatchObject({ state: 'error', errorKind: 'auth' });
-    expect(connection.snapshot().error).toContain('Nobody finished signing in within 400 ms');
+    expect(connection.status()).toMatchObject({ state: 'error', errorKind: 'auth' });
+    expect(connection.status().error).toContain('Nobody finished signing in within 400 ms');
     expect(seen).toEqual(['signInPrompt', 'signInEnded:cancelled']);
     expect(login.prompts()).toEqual([]);
     expect((await fx.admin.stats()).authorize).toBe(0);
@@ -321,12 +321,12 @@ describe('OAuth in the core', () => {
     const connecting = connection.connect();
 
     const seen: string[] = [];
-    for (let i = 0; i < 20 && connection.snapshot().state !== 'connected'; i++) {
+    for (let i = 0; i < 20 && connection.status().state !== 'connected'; i++) {
       const status = await waitFor(async () => {
         const reply = await core.dispatch('authStatus', { id });
         if (!reply.ok) throw new Error(reply.error.message);
         const result = reply.result as { paused?: { step: string } };
-        return result.paused || connection.snapshot().state === 'connected' ? result : undefined;
+        return result.paused || connection.status().state === 'connected' ? result : undefined;
       });
       if (!status.paused) break;
       seen.push(status.paused.step);
@@ -337,7 +337,7 @@ describe('OAuth in the core', () => {
       expect((await core.dispatch('authContinue', { id })).ok).toBe(true);
     }
     await connecting;
-    expect(connection.snapshot().state).toBe('connected');
+    expect(connection.status().state).toBe('connected');
     // (login: before the login opens; authorize: the headless login's own GET.)
     expect(seen).toEqual(['prm', 'as-metadata', 'register', 'login', 'authorize', 'token']);
   });

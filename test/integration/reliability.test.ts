@@ -87,7 +87,7 @@ class World {
   }
 
   status(id: string): ServerStatus {
-    return this.core.connections.get(id)!.snapshot();
+    return this.core.connections.get(id)!.status();
   }
 
   async waitForState(id: string, state: ServerStatus['state'], timeout = 30_000): Promise<ServerStatus> {

@@ -140,7 +140,7 @@ describe.each(VARIANTS)('server requests, $label', ({ era, transport }) => {
     const target = transport === 'http' ? { type: 'http', url: http.url } : stdioTarget();
     ({ id } = await call(core, 'addServer', { name: `asking ${era} ${transport}`, target, era, pingIntervalSec: 0, roots: [{ uri: 'file:///srv/project', name: 'project' }] }));
     await call(core, 'connectServer', { id });
-    expect(core.connections.get(id)!.snapshot()).toMatchObject({ state: 'connected', era });
+    expect(core.connections.get(id)!.status()).toMatchObject({ state: 'connected', era });
   });
 
   afterAll(async () => {

@@ -75,7 +75,7 @@ describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
     ids.modern = (await call(core, 'addServer', { name: 'modern', target: { type: 'http', url: http.url }, era: 'modern', pingIntervalSec: 0 })).id;
     ids.stdio = (await call(core, 'addServer', { name: 'stdio', target: { type: 'stdio', command, args }, pingIntervalSec: 0 })).id;
     for (const id of Object.values(ids)) await call(core, 'connectServer', { id });
-    for (const id of Object.values(ids)) expect(core.connections.get(id)!.snapshot().state).toBe('connected');
+    for (const id of Object.values(ids)) expect(core.connections.get(id)!.status().state).toBe('connected');
   }, 60_000);
 
   afterAll(async () => {
@@ -181,7 +181,7 @@ describe('the fault lab: HTTP statuses', () => {
     core = newCore();
     id = (await call(core, 'addServer', { name: 'lab', target: { type: 'http', url: lab.url }, era: 'legacy', pingIntervalSec: 0, retries: 0 })).id;
     await call(core, 'connectServer', { id });
-    expect(core.connections.get(id)!.snapshot().state).toBe('connected');
+    expect(core.connections.get(id)!.status().state).toBe('connected');
   }, 60_000);
 
   afterAll(async () => {
@@ -225,8 +225,8 @@ describe('a refused port', () => {
       const url = `http://127.0.0.1:${await freePort()}/mcp`;
       const id = (await call(core, 'addServer', { name: 'down', target: { type: 'http', url }, retries: 1 })).id;
       await call(core, 'connectServer', { id });
-      await expect.poll(() => core.connections.get(id)!.snapshot().state, { timeout: 10_000 }).toBe('error');
-      const status: ServerStatus = core.connections.get(id)!.snapshot();
+      await expect.poll(() => core.connections.get(id)!.status().state, { timeout: 10_000 }).toBe('error');
+      const status: ServerStatus = core.connections.get(id)!.status();
       expect(status.error).toBe(`Connection refused at ${url}: nothing is listening there. Switchboard gave up after 2 attempts.`);
       expect(status.errorDetail).toMatchObject({ kind: 'unreachable', retryable: true });
       const check: LastCheck = await call(core, 'testServer', { id });

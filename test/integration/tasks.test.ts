@@ -35,7 +35,7 @@ describe('MCP tasks through the core', () => {
     });
     ({ id } = await call(core, 'addServer', { name: 'tasks', target: { type: 'http', url: fx.url }, pingIntervalSec: 0 }));
     await call(core, 'connectServer', { id });
-    expect(core.connections.get(id)!.snapshot()).toMatchObject({ state: 'connected', protocolVersion: '2025-11-25' });
+    expect(core.connections.get(id)!.status()).toMatchObject({ state: 'connected', protocolVersion: '2025-11-25' });
   }, 30_000);
 
   afterAll(async () => {

@@ -152,7 +152,7 @@ async function connectAll(flags: Record<string, unknown>, io: Screen, options: {
     ids.push((reply.result as ServerStatus).id);
   }
   await Promise.all(ids.map((id) => core.connections.get(id)!.connect().catch(() => undefined)));
-  const statuses = ids.map((id) => core.connections.get(id)!.snapshot());
+  const statuses = ids.map((id) => core.connections.get(id)!.status());
   if (!options.quiet) for (const s of statuses) if (s.state === 'error') io.err(`switchboard: ${s.name}: ${s.error}\n`);
   return { core, statuses };
 }

@@ -6,7 +6,7 @@
  */
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
 import { CoreError } from '../errors';
-import type { ServerLists } from '../connection/server-connection';
+import type { ServerLists } from './catalog-state';
 import { SEPARATOR, namespacedName, uniqueSlugs } from './names';
 
 export interface CatalogServer {
@@ -56,7 +56,7 @@ export interface Catalog {
 }
 
 /** One server's entries, namespaced; reused for as long as its lists, name and slug stay the same. */
-interface ServerEntries {
+export interface ServerEntries {
   name: string;
   slug: string;
   lists: ServerLists;
@@ -66,7 +66,7 @@ interface ServerEntries {
   resourceTemplates: CatalogTemplate[];
 }
 
-function serverEntries(server: CatalogServer, slug: string): ServerEntries {
+export function serverEntries(server: CatalogServer, slug: string): ServerEntries {
   const base = { serverId: server.id, serverName: server.name };
   return {
     name: server.name,
@@ -96,7 +96,8 @@ export function buildCatalog(servers: CatalogServer[]): Catalog {
   return assemble(servers.map((server) => serverEntries(server, slugs.get(server.id)!)), slugs);
 }
 
-function assemble(perServer: ServerEntries[], slugs: Map<string, string>): Catalog {
+/** The merged catalog from each server's entries: collisions between servers, in the servers' order. */
+export function assemble(perServer: ServerEntries[], slugs: Map<string, string>): Catalog {
   // bare name → server id → that server's namespaced name for it (one per server).
   const byBare = new Map<string, Map<string, string>>();
   for (const entries of perServer) {
@@ -130,40 +131,6 @@ function assemble(perServer: ServerEntries[], slugs: Map<string, string>): Catal
     resourceTemplates.push(...entries.resourceTemplates);
   }
   return { tools, prompts, resources, resourceTemplates, collisions, slugs };
-}
-
-/**
- * The catalog, rebuilt only when a server's lists, name or the set of servers change (a list
- * is replaced, never mutated, when it changes), and then only the changed server's entries.
- * Every call goes through the catalog; none pays for a rebuild.
- */
-export class CatalogCache {
-  private readonly perServer = new Map<string, ServerEntries>();
-  private last: { servers: CatalogServer[]; catalog: Catalog } | undefined;
-
-  get(servers: CatalogServer[]): Catalog {
-    if (this.last && sameServers(this.last.servers, servers)) return this.last.catalog;
-    const slugs = uniqueSlugs(servers);
-    const perServer = servers.map((server) => {
-      const slug = slugs.get(server.id)!;
-      const cached = this.perServer.get(server.id);
-      if (cached && cached.lists === server.lists && cached.name === server.name && cached.slug === slug) return cached;
-      const fresh = serverEntries(server, slug);
-      this.perServer.set(server.id, fresh);
-      return fresh;
-    });
-    const present = new Set(servers.map((s) => s.id));
-    for (const id of this.perServer.keys()) if (!present.has(id)) this.perServer.delete(id);
-    const catalog = assemble(perServer, slugs);
-    this.last = { servers: servers.map((s) => ({ ...s })), catalog };
-    return catalog;
-  }
-}
-
-function sameServers(a: CatalogServer[], b: CatalogServer[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id || a[i]!.name !== b[i]!.name || a[i]!.lists !== b[i]!.lists) return false;
-  return true;
 }
 
 function toolEntry(tool: Tool, slug: string, base: { serverId: string; serverName: string }): CatalogTool {

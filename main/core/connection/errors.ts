@@ -243,6 +243,14 @@ export interface RetryDecision {
   why?: string;
 }
 
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_CAP_MS = 30_000;
+
+/** Backoff before attempt n (1-based): 1 s, 2 s, 4 s … capped at 30 s. */
+export function backoffDelay(attempt: number, base = BACKOFF_BASE_MS): number {
+  return Math.min(base * 2 ** Math.max(0, attempt - 1), BACKOFF_CAP_MS);
+}
+
 /**
  * Whether a failed connect is worth another attempt. Configuration errors are not: a missing
  * command, a malformed URL, a host name that does not resolve, a 4xx other than 404/408/429.

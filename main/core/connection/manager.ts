@@ -1,14 +1,17 @@
-/** Many servers at once: each connection's failures stay its own. */
+/** Many servers at once: each connection's failures stay its own. Their catalog is one index over every server's CatalogState. */
 import type { ServerConfig } from '../../../contract';
+import { CatalogIndex } from '../catalog/catalog-state';
 import { ServerConnection, type ConnectionDeps } from './server-connection';
 
 export class ConnectionManager {
   private readonly connections = new Map<string, ServerConnection>();
+  /** The merged catalog of every connected (or idle) server, kept current by the connections. */
+  readonly catalog = new CatalogIndex();
 
   constructor(private readonly deps: ConnectionDeps) {}
 
   add(config: ServerConfig): ServerConnection {
-    const connection = new ServerConnection(config, this.deps);
+    const connection = new ServerConnection(config, this.deps, this.catalog.track(config.id, config.name));
     this.connections.set(config.id, connection);
     return connection;
   }
@@ -25,6 +28,7 @@ export class ConnectionManager {
     const connection = this.connections.get(id);
     if (!connection) return false;
     this.connections.delete(id);
+    this.catalog.untrack(id);
     await connection.disconnect();
     // A sign-in waiting for this server ends; its stored tokens stay until "Sign out".
     this.deps.auth?.forget(id);
@@ -38,14 +42,14 @@ export class ConnectionManager {
    */
   async connectAll(): Promise<{ connections: ServerConnection[]; skippedDisabled: number }> {
     const enabled = this.all().filter((c) => !c.config.disabled);
-    const idle = enabled.filter((c) => !['connected', 'connecting', 'reconnecting'].includes(c.snapshot().state));
+    const idle = enabled.filter((c) => !['connected', 'connecting', 'reconnecting'].includes(c.status().state));
     await Promise.allSettled(idle.map((c) => c.connect()));
     return { connections: idle, skippedDisabled: this.all().length - enabled.length };
   }
 
   /** "Disconnect all": every server that is connected or trying to be (the person's choice: none of them comes back at start). */
   async disconnectAll(): Promise<{ connections: ServerConnection[]; skippedDisabled: number }> {
-    const live = this.all().filter((c) => !c.config.disabled && (c.snapshot().state !== 'disconnected' || c.isIdle()));
+    const live = this.all().filter((c) => !c.config.disabled && (c.status().state !== 'disconnected' || c.isIdle()));
     await Promise.allSettled(live.map((c) => c.disconnect()));
     return { connections: live, skippedDisabled: this.all().filter((c) => c.config.disabled).length };
   }

@@ -21,9 +21,9 @@ export function authHandlers(ctx: CoreContext, auth: AuthService, popup: PopupLo
       if (!AuthService.applies(connection.config)) throw new CoreError('conflict', `Server "${connection.config.name}" does not sign in with OAuth (stdio, OAuth turned off, or an Authorization header of its own).`);
       if (connection.config.disabled) throw new CoreError('conflict', `Server "${connection.config.name}" is disabled. Enable it first.`);
       // From an error state ("sign in again"), start over; a live connection is left alone.
-      if (connection.snapshot().state !== 'connected') await connection.disconnect();
+      if (connection.status().state !== 'connected') await connection.disconnect();
       await connection.connect();
-      return connection.snapshot();
+      return connection.status();
     },
     signOut: async ({ id }) => {
       const connection = findConnection(ctx, id);

@@ -8,7 +8,7 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { AuditRecord, ErrorDetail, HistoryEntry } from '../../../contract';
 import { resolveName } from '../catalog/catalog';
 import { classifyError, httpStatusOf, sdkCodeOf } from '../connection/errors';
-import { SEPARATOR, uniqueSlugs } from '../catalog/names';
+import { SEPARATOR } from '../catalog/names';
 import type { Redactor } from '../trace/redact';
 import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
 import type { Handlers } from '../dispatcher';
@@ -75,12 +75,11 @@ function outcomeOf(detail: ErrorDetail): AuditRecord['outcome'] {
 
 /** A call addressed to a server that is configured but not connected says so, with the server's own error. */
 function assertServerUp(ctx: CoreContext, tool: string, serverId?: string): void {
-  const all = ctx.connections.all();
-  const slugs = uniqueSlugs(all.map((c) => ({ id: c.id, name: c.config.name })));
+  const slugs = ctx.connections.catalog.slugsOfAll();
   const prefix = tool.includes(SEPARATOR) ? tool.slice(0, tool.indexOf(SEPARATOR)) : undefined;
-  const target = all.find((c) => (serverId ? c.id === serverId : prefix !== undefined && slugs.get(c.id) === prefix));
+  const target = ctx.connections.all().find((c) => (serverId ? c.id === serverId : prefix !== undefined && slugs.get(c.id) === prefix));
   if (!target) return;
-  const status = target.snapshot();
+  const status = target.status();
   if (status.state === 'connected' || status.state === 'disconnected') return; // disconnected after idle reconnects on use
   throw new CoreError('not-found', `Server "${target.config.name}" is ${status.state}${status.error ? `: ${status.error}` : ''}.`);
 }

@@ -1,23 +1,21 @@
-/** Handlers for the namespaced catalog and tool calls (with the call audit). */
-import { CatalogCache, resolveName, type Catalog } from '../catalog/catalog';
+/**
+ * Handlers for the namespaced catalog (tools, prompts, resources, collisions) and the requests
+ * that go through it (prompts/get, resources/read, completion, subscriptions, the log level).
+ * Tool calls are in calls.ts, tasks in tasks.ts.
+ */
+import { resolveName, type Catalog } from '../catalog/catalog';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
 import { findConnection, requestServer, type CoreContext } from './context';
 
 type CatalogHandlers = Pick<Handlers, 'listTools' | 'listPrompts' | 'listResources' | 'toolCollisions' | 'getPrompt' | 'readResource' | 'complete' | 'subscribeResource' | 'setLogLevel'>;
 
-const caches = new WeakMap<CoreContext, CatalogCache>();
-
-/** The catalog of the connected (or idle) servers; the same object until one of them changes. */
+/**
+ * The catalog of the connected (or idle) servers: the same object until some server's
+ * CatalogState changes (connect, disconnect, list_changed), so reading it costs a call nothing.
+ */
 export function currentCatalog(ctx: CoreContext): Catalog {
-  let cache = caches.get(ctx);
-  if (!cache) caches.set(ctx, (cache = new CatalogCache()));
-  return cache.get(
-    ctx.connections
-      .all()
-      .filter((c) => c.snapshot().state === 'connected' || c.isIdle())
-      .map((c) => ({ id: c.id, name: c.config.name, lists: c.serverLists() })),
-  );
+  return ctx.connections.catalog.current();
 }
 
 export function catalogHandlers(ctx: CoreContext): CatalogHandlers {
@@ -54,7 +52,7 @@ export function catalogHandlers(ctx: CoreContext): CatalogHandlers {
     },
     setLogLevel: async ({ serverId, level }) => {
       const connection = findConnection(ctx, serverId);
-      if (connection.snapshot().era === 'modern') throw new CoreError('conflict', 'logging/setLevel does not exist in the modern (2026-07-28) era: the level travels with each request.');
+      if (connection.status().era === 'modern') throw new CoreError('conflict', 'logging/setLevel does not exist in the modern (2026-07-28) era: the level travels with each request.');
       if (connection.serverCapabilities() && !connection.serverCapabilities()?.logging) throw new CoreError('conflict', `"${connection.config.name}" did not declare the logging capability at initialize: it sends no log notifications, and logging/setLevel would be refused.`, { kind: 'unsupported' });
       await requestServer(ctx, connection, 'logging/setLevel', (client, timeout) => client.setLoggingLevel(level, { timeout }));
       return { level };

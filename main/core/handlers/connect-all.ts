@@ -6,11 +6,11 @@ export function connectAllHandlers(ctx: CoreContext): Pick<Handlers, 'connectAll
   return {
     connectAll: async () => {
       const { connections, skippedDisabled } = await ctx.connections.connectAll();
-      return { servers: connections.map((c) => c.snapshot()), skippedDisabled };
+      return { servers: connections.map((c) => c.status()), skippedDisabled };
     },
     disconnectAll: async () => {
       const { connections, skippedDisabled } = await ctx.connections.disconnectAll();
-      return { servers: connections.map((c) => c.snapshot()), skippedDisabled };
+      return { servers: connections.map((c) => c.status()), skippedDisabled };
     },
   };
 }

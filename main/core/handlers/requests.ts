@@ -23,7 +23,7 @@ export function requestHandlers(ctx: CoreContext, broker: RequestBroker, openExt
       const settings = ctx.settings.read();
       ctx.settings.write({ ...settings, servers: settings.servers.map((s) => (s.id === serverId ? { ...s, roots } : s)) });
       await connection.setRoots(roots);
-      return connection.snapshot();
+      return connection.status();
     },
     openExternal: async ({ url }) => {
       const verdict = checkExternalUrl(url, { allowLoopbackHttp: true });

@@ -47,11 +47,11 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
     assertNameFree(input.name);
     const config = { ...input, id: randomUUID() } as ServerConfig;
     save([...configs(), config]);
-    return ctx.connections.add(config).snapshot();
+    return ctx.connections.add(config).status();
   };
 
   return {
-    listServers: async () => ctx.connections.all().map((c) => c.snapshot()),
+    listServers: async () => ctx.connections.all().map((c) => c.status()),
     addServer: async (input) => add(input),
     updateServer: async ({ id, config: input }) => {
       const connection = findConnection(ctx, id);
@@ -59,7 +59,7 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
       const config: ServerConfig = { ...input, id, lastCheck: undefined };
       save(configs().map((c) => (c.id === id ? config : c)));
       await connection.reconfigure(config);
-      return connection.snapshot();
+      return connection.status();
     },
     duplicateServer: async ({ id }) => {
       const { id: _id, lastCheck: _check, name, ...rest } = findConnection(ctx, id).config;
@@ -79,12 +79,12 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
       const connection = findConnection(ctx, id);
       if (connection.config.disabled) throw new CoreError('conflict', `Server "${connection.config.name}" is disabled. Enable it first.`);
       await connection.connect();
-      return connection.snapshot();
+      return connection.status();
     },
     disconnectServer: async ({ id }) => {
       const connection = findConnection(ctx, id);
       await connection.disconnect();
-      return connection.snapshot();
+      return connection.status();
     },
     testServer: async ({ id }) => {
       const connection = findConnection(ctx, id);
@@ -92,7 +92,7 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
       const config = { ...connection.config, lastCheck };
       save(configs().map((c) => (c.id === id ? config : c)));
       connection.config = config;
-      ctx.events.emit('serverState', connection.snapshot());
+      ctx.events.emit('serverState', connection.status());
       return lastCheck;
     },
     importServers: async ({ text, connect }) => {
@@ -112,7 +112,7 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
         }
       }
       if (connect) await Promise.all(added.map((s) => findConnection(ctx, s.id).connect()));
-      return { format: parsed.format, added: added.map((s) => findConnection(ctx, s.id).snapshot()), problems };
+      return { format: parsed.format, added: added.map((s) => findConnection(ctx, s.id).status()), problems };
     },
     exportServers: async ({ ids, format }) => {
       const chosen = ids ? ids.map((id) => findConnection(ctx, id).config) : configs();
