@@ -11,6 +11,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText, downloadText } from '../../components/download';
+import { formatTime } from '../../components/format';
 import { useNavigation } from '../../state/navigation';
 import { FilteredLines, KEEP, LEVELS, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
@@ -39,12 +40,6 @@ function clip(text: string): string {
 }
 const ALL = '*';
 const APP = '-';
-
-function clock(ts: number): string {
-  const d = new Date(ts);
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
-}
 
 export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
@@ -259,7 +254,7 @@ function LogList({
               data-server-id={line.serverId ?? ''}
             >
               <span className={classes.time} title={new Date(line.ts).toISOString()}>
-                {clock(line.ts)}
+                {formatTime(line.ts)}
               </span>
               <span className={`${classes.tag} ${classes[`level-${line.level}`] ?? ''}`} data-testid="log-level-tag">
                 {line.level}

@@ -13,10 +13,10 @@ import { JsonTree } from '../../components/JsonTree';
 import { useNavigation } from '../../state/navigation';
 import { useViewState } from '../../state/useViewState';
 import { withNewest } from '../../state/view-memory';
-import { CompletionInput } from '../resources/CompletionInput';
-import { GroupedList, type ListGroup } from '../resources/GroupedList';
-import { plural } from '../resources/format';
-import classes from '../resources/resources.module.css';
+import { CompletionInput } from '../../components/CompletionInput';
+import { GroupedList, type ListGroup } from '../../components/GroupedList';
+import { plural } from '../../components/format';
+import classes from '../../components/content.module.css';
 import { PromptMessages } from './PromptMessages';
 
 type Outcome =

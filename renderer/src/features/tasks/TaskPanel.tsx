@@ -12,7 +12,8 @@ import { useApi } from '../../api/context';
 import { SafeText } from '../../components/SafeText';
 import { showRequest } from '../requests/RequestCenter';
 import { getRequestStore, useRequests } from '../requests/store';
-import { ToolResultView, formatMs } from '../tools/ToolResultView';
+import { formatMs } from '../../components/format';
+import { ToolResultView } from '../tools/ToolResultView';
 import { getTasksStore, useTasks, type TaskRun } from './tasks-store';
 import { isTerminalStatus, questionsFor, runModes, statusMessageOf, statusWord, tasksOfServer } from './task-view';
 

@@ -11,17 +11,18 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Result, ToolEntry } from '../../../../contract';
 import { safeStringify } from '../../../../contract/bounded-json';
 import { JsonTree } from '../../components/JsonTree';
-import { copyText, downloadText, downloadBytes } from '../../components/download';
+import { copyText, downloadBase64 } from '../../components/download';
 import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
 import { useApi } from '../../api/context';
 import { navigation } from '../../state/navigation';
-import { AnnotationChips } from '../resources/Annotations';
-import { ContentItemView, asContentItem } from '../resources/ContentView';
-import { formatBytes } from '../resources/binary';
-import { ReadResultView, type ReadOutcome } from '../resources/ReadResultView';
+import { AnnotationChips } from '../../components/Annotations';
+import { base64Size } from '../../components/base64';
+import { ContentItemView, asContentItem } from '../../components/ContentView';
+import { formatBytes, formatMs } from '../../components/format';
+import { ReadResultView, type ReadOutcome } from '../../components/ReadResultView';
 import type { CallOutcome } from './call-outcome';
 import { SafeLabel, SafeText, hasInvisible, reveal } from '../../components/SafeText';
-import { formatChars, isObject, pathLabel } from './schema';
+import { isObject, pathLabel } from './schema';
 import classes from './tools.module.css';
 import { RawResponse } from './RawResponse';
 import { validateAgainst, type Validation } from './validation';
@@ -119,13 +120,6 @@ export function TrafficLink({ seq }: { seq?: number }) {
   );
 }
 
-export function formatMs(ms: number): string {
-  if (ms < 1) return `${ms.toFixed(2)} ms`;
-  if (ms < 1000) return `${ms.toFixed(0)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
 function BlockFrame({ label, actions, children, isError, testId, annotations }: { label: ReactNode; actions?: ReactNode; children: ReactNode; isError?: boolean; testId?: string; annotations?: unknown }) {
   return (
     <div className={`${classes.resultBlock} ${isError ? classes.errorResult : ''}`} data-testid={testId}>
@@ -218,7 +212,16 @@ export function TextBlock({ text, label, isError, testId = 'tool-result-text', a
 
 function MediaBlock({ kind, data, mime, index, annotations }: { kind: 'image' | 'audio'; data: unknown; mime?: string; index: number; annotations?: unknown }) {
   const allowed = kind === 'image' ? RASTER : AUDIO;
-  const size = typeof data === 'string' ? Math.floor((data.length * 3) / 4) : 0;
+  const size = typeof data === 'string' ? base64Size(data) : 0;
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const save = (base64: string) => {
+    try {
+      setSaveError(null);
+      downloadBase64(`${kind}-${index}${extension(mime)}`, base64);
+    } catch (e) {
+      setSaveError((e as Error).message);
+    }
+  };
   let problem: string | undefined;
   if (typeof data !== 'string') problem = 'no base64 data';
   else if (!mime || !allowed.test(mime)) problem = `mimeType ${safeStringify(mime ?? null).slice(0, 60)} is not ${kind === 'image' ? 'a raster image type (SVG can carry script)' : 'an audio type'}`;
@@ -230,12 +233,12 @@ function MediaBlock({ kind, data, mime, index, annotations }: { kind: 'image' | 
       annotations={annotations}
       label={
         <span>
-          {kind} #{index} · <span className="mono">{(mime ?? 'no mimeType').slice(0, 60)}</span> · {formatChars(size)}
+          {kind} #{index} · <span className="mono">{(mime ?? 'no mimeType').slice(0, 60)}</span> · {formatBytes(size)}
         </span>
       }
       actions={
         typeof data === 'string' ? (
-          <Button size="compact-xs" variant="subtle" onClick={() => downloadBase64(`${kind}-${index}${extension(mime)}`, data, mime)}>
+          <Button size="compact-xs" variant="subtle" onClick={() => save(data)}>
             Download
           </Button>
         ) : undefined
@@ -247,6 +250,11 @@ function MediaBlock({ kind, data, mime, index, annotations }: { kind: 'image' | 
       {problem && (
         <Text size="xs" c="orange" p="xs" data-testid="tool-result-media-blocked">
           Not rendered: {problem}.
+        </Text>
+      )}
+      {saveError && (
+        <Text size="xs" c="red" p="xs">
+          {saveError}
         </Text>
       )}
     </BlockFrame>
@@ -570,18 +578,4 @@ function rpcName(code: number): string {
 function extension(mime?: string): string {
   const sub = mime?.split('/')[1]?.split(/[+;]/)[0]?.replace(/[^a-z0-9]/gi, '');
   return sub ? `.${sub.slice(0, 8)}` : '.bin';
-}
-
-/** Saves base64 data as a file (as octet-stream: the browser must not render it). */
-function downloadBase64(filename: string, base64: string, _mime?: string): void {
-  let bytes: Uint8Array;
-  try {
-    const binary = atob(base64.replace(/\s+/g, ''));
-    bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  } catch {
-    downloadText(`${filename}.base64.txt`, base64);
-    return;
-  }
-  downloadBytes(filename, bytes);
 }

@@ -14,9 +14,10 @@ import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { TextCutNotice } from '../../components/Truncated';
 import { copyText } from '../../components/download';
-import { bodyText, clip, curlCommand, formatBytes, formatMs, formatTime, isErrorEvent, methodStatus, urlPath } from './format';
+import { formatBytes, formatMs, formatTime } from '../../components/format';
+import { clip, curlCommand, isErrorEvent, methodStatus, urlPath } from './format';
 import classes from './TrafficView.module.css';
-import { rawOf } from './raw-body';
+import { bodyText, rawOf } from '../../components/raw-body';
 import { traffic } from './traffic-store';
 import { serverInfoPanel } from '../server-info/model';
 

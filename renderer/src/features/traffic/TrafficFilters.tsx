@@ -3,7 +3,7 @@ import { Badge, Button, Chip, CloseButton, Group, MultiSelect, TagsInput, TextIn
 import { memo, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { CHANNELS, EVENT_KINDS, type Channel, type EventKind } from '../../../../contract/trace';
 import { LiveContext } from '../../state/live';
-import { formatTime } from './format';
+import { formatTime } from '../../components/format';
 import { hasFilters, traffic, type TrafficFilters as Filters } from './traffic-store';
 
 const COMMON_METHODS = [

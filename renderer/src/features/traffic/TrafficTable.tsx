@@ -7,14 +7,12 @@ import { notifications } from '@mantine/notifications';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useSyncExternalStore, type CSSProperties, type KeyboardEvent } from 'react';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
+import { formatBytes, formatMs, formatTime } from '../../components/format';
 import { useTraceBuffer } from '../../state/live';
 import {
   clip,
   DIR_ARROW,
   durationOf,
-  formatBytes,
-  formatMs,
-  formatTime,
   isDisabledEvent,
   isErrorEvent,
   isNegotiationEvent,

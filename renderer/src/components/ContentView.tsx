@@ -5,14 +5,15 @@
  * resources, image content) and tool results (embedded resources, links read in place). All of
  * it is hostile input: text only, SVG never inline, downloads typed as generic binary.
  */
-import { TextCutNotice } from '../../components/Truncated';
+import { TextCutNotice } from './Truncated';
 import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
 import { useMemo, useState } from 'react';
-import { JsonTree } from '../../components/JsonTree';
-import { copyText, downloadText } from '../../components/download';
+import { JsonTree } from './JsonTree';
+import { copyText, downloadBase64, downloadText } from './download';
+import { formatBytes } from './format';
 import { AnnotationChips } from './Annotations';
-import { base64Size, decodeTextPreview, downloadBase64, fileNameFor, formatBytes, inlineAudioSrc, inlineImageSrc, isTextualMime, TEXT_PREVIEW_BYTES } from './binary';
-import classes from './resources.module.css';
+import { base64Size, decodeTextPreview, fileNameFor, inlineAudioSrc, inlineImageSrc, isTextualMime, TEXT_PREVIEW_BYTES } from './binary';
+import classes from './content.module.css';
 
 const TEXT_CLIP = 200_000;
 

@@ -1,10 +1,10 @@
 /** The outcome of one `resources/read`: its contents by type, timing, and the raw response. */
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
-import type { Result } from '../../../../contract';
-import { JsonTree } from '../../components/JsonTree';
+import type { Result } from '../../../contract';
+import { JsonTree } from './JsonTree';
 import { ContentItemView, asContentItem } from './ContentView';
-import classes from './resources.module.css';
+import classes from './content.module.css';
 
 export type ReadOutcome =
   | { ok: true; serverId: string; uri: string; at: number; value: Result<'readResource'> }
