@@ -6,13 +6,14 @@
  * them, every block's annotations show as chips. Structured content is checked against the
  * tool's output schema and a mismatch is shown, not hidden.
  */
-import { Alert, Anchor, Badge, Button, Group, List, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, List, Stack, Text, Tooltip } from '@mantine/core';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Result, ToolEntry } from '../../../../contract';
 import { safeStringify } from '../../../../contract/bounded-json';
 import { JsonTree } from '../../components/JsonTree';
 import { copyText, downloadBase64 } from '../../components/download';
-import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
+import { TEXT_LIMIT, TEXT_PREVIEW } from '../../components/Truncated';
+import { ClippedPre, ModeSwitch, PayloadBody, type CutTestIds } from '../../components/PayloadView';
 import { useApi } from '../../api/context';
 import { navigation } from '../../state/navigation';
 import { AnnotationChips } from '../../components/Annotations';
@@ -32,6 +33,16 @@ const AUDIO = /^audio\/[a-z0-9.+-]+$/i;
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 type Block = Record<string, unknown> & { type?: unknown };
+
+const RESULT_MODES = [
+  ['rendered', 'Rendered'],
+  ['raw', 'Raw'],
+] as const;
+const STRUCTURED_MODES = [
+  ['tree', 'Tree'],
+  ['json', 'JSON'],
+] as const;
+const TEXT_CUT: CutTestIds = { notice: 'tool-result-truncated', showAll: 'tool-result-show-all', save: 'tool-result-save' };
 
 export function ToolResultView({ value, tool }: { value: Result<'callTool'>; tool?: ToolEntry }) {
   const { result } = value;
@@ -57,16 +68,7 @@ export function ToolResultView({ value, tool }: { value: Result<'callTool'>; too
           </Text>
         </Group>
         <Group gap={6} wrap="nowrap">
-          <SegmentedControl
-            size="xs"
-            value={mode}
-            onChange={(v) => setMode(v as 'rendered' | 'raw')}
-            data={[
-              { value: 'rendered', label: 'Rendered' },
-              { value: 'raw', label: 'Raw' },
-            ]}
-            data-testid="tool-result-mode"
-          />
+          <ModeSwitch value={mode} onChange={setMode} options={RESULT_MODES} testId="tool-result-mode" />
           <TrafficLink seq={value.traceSeq} />
         </Group>
       </Group>
@@ -163,10 +165,8 @@ function ContentBlock({ block, isError, index, serverId }: { block: Block; isErr
 
 /** Text, clipped past TEXT_LIMIT, with copy / show all / save. */
 export function TextBlock({ text, label, isError, testId = 'tool-result-text', annotations }: { text: string; label: string; isError?: boolean; testId?: string; annotations?: unknown }) {
-  const [all, setAll] = useState(false);
-  const huge = text.length > TEXT_LIMIT;
-  const shown = huge && !all ? text.slice(0, TEXT_PREVIEW) : text;
-  const hidden = hasInvisible(shown);
+  // Looked for in what shows first (a huge text is not scanned whole).
+  const hidden = hasInvisible(text.length > TEXT_LIMIT ? text.slice(0, TEXT_PREVIEW) : text);
   return (
     <BlockFrame
       isError={isError}
@@ -190,22 +190,7 @@ export function TextBlock({ text, label, isError, testId = 'tool-result-text', a
         </Button>
       }
     >
-      <pre className={classes.resultText} data-testid={testId} dir="auto">
-        {reveal(shown)}
-      </pre>
-      {huge && (
-        <TextCutNotice
-          total={text.length}
-          shown={shown.length}
-          all={all}
-          onShowAll={() => setAll(true)}
-          text={text}
-          filename="tool-result.txt"
-          testId="tool-result-truncated"
-          showAllTestId="tool-result-show-all"
-          saveTestId="tool-result-save"
-        />
-      )}
+      <ClippedPre text={text} limit={TEXT_LIMIT} preview={TEXT_PREVIEW} render={reveal} filename="tool-result.txt" className={classes.resultText} testId={testId} dir="auto" cutTestIds={TEXT_CUT} />
     </BlockFrame>
   );
 }
@@ -429,15 +414,7 @@ function StructuredContent({ value, tool, isError }: { value: unknown; tool?: To
       }
       actions={
         <>
-          <SegmentedControl
-            size="xs"
-            value={view}
-            onChange={(v) => setView(v as 'tree' | 'json')}
-            data={[
-              { value: 'tree', label: 'Tree' },
-              { value: 'json', label: 'JSON' },
-            ]}
-          />
+          <ModeSwitch value={view} onChange={setView} options={STRUCTURED_MODES} />
           <Button size="compact-xs" variant="subtle" onClick={() => void copyText(pretty)}>
             Copy
           </Button>
@@ -457,23 +434,19 @@ function StructuredContent({ value, tool, isError }: { value: unknown; tool?: To
         </Alert>
       )}
       <div data-testid="tool-result-structured" style={{ padding: 8, maxHeight: 480, overflow: 'auto' }}>
-        {view === 'tree' ? <JsonTree value={value} expandDepth={2} /> : <StructuredJson pretty={pretty} />}
+        <PayloadBody
+          mode={view === 'tree' ? 'tree' : 'raw'}
+          value={value}
+          text={pretty}
+          expandDepth={2}
+          rawClassName={classes.resultText}
+          rawStyle={{ padding: 0, maxHeight: 'none' }}
+          limit={TEXT_LIMIT}
+          preview={TEXT_PREVIEW}
+          filename="structured-content.json"
+        />
       </div>
     </BlockFrame>
-  );
-}
-
-/** structuredContent as JSON text (cut at the carried depth, with markers), clipped past TEXT_LIMIT. */
-function StructuredJson({ pretty }: { pretty: string }) {
-  const [all, setAll] = useState(false);
-  const huge = pretty.length > TEXT_LIMIT;
-  return (
-    <>
-      <pre className={classes.resultText} style={{ padding: 0, maxHeight: 'none' }}>
-        {huge && !all ? pretty.slice(0, TEXT_PREVIEW) : pretty}
-      </pre>
-      {huge && <TextCutNotice total={pretty.length} shown={all ? pretty.length : TEXT_PREVIEW} all={all} onShowAll={() => setAll(true)} text={pretty} filename="structured-content.json" />}
-    </>
   );
 }
 
