@@ -5,13 +5,14 @@
  * the tail, with filters (minimum level, source, server, text), copy and save, and the
  * per-server `logging/setLevel` control.
  */
-import { Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
+import { Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, Tooltip } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
+import { ListHeader } from '../../components/ListHeader';
 import { useNavigation } from '../../state/navigation';
 import { FilteredLines, KEEP, LEVELS, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
@@ -79,17 +80,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
 
   return (
     <Stack gap="xs" data-testid="logs-view">
-      <Group gap="xs" wrap="nowrap" align="center">
-        <TextInput
-          size="xs"
-          style={{ flex: 1, minWidth: 160 }}
-          placeholder="Filter text  ( / )"
-          value={text}
-          onChange={(e) => setText(e.currentTarget.value)}
-          aria-label="Filter log text"
-          data-search-input
-          data-testid="log-filter-text"
-        />
+      <ListHeader query={text} onQuery={setText} placeholder="Filter text" label="Filter log text" testId="log-filter-text" minWidth={160}>
         <Tooltip label="Minimum level: this level and the more severe ones (MCP's eight syslog levels)">
           <NativeSelect
             size="xs"
@@ -113,7 +104,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
           </Group>
         </Chip.Group>
         <Select size="xs" w={190} data={serverOptions} value={server} onChange={(v) => setServer(v ?? ALL)} allowDeselect={false} aria-label="Server" data-testid="log-filter-server" />
-      </Group>
+      </ListHeader>
       <Group gap="xs" wrap="nowrap" align="center" justify="space-between">
         <Text size="xs" c="dimmed" data-testid="log-count">
           {lines.length.toLocaleString()} of {store.lines.length.toLocaleString()} lines shown

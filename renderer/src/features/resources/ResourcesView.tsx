@@ -5,9 +5,10 @@
  * and last reads outlive a switch to another view (state/view-memory). A link from a tool
  * result opens here too, listed or not.
  */
+import { ListHeader } from '../../components/ListHeader';
 import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
-import { Alert, Badge, Button, Grid, Group, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Grid, Group, Stack, Switch, Text, Title, Tooltip } from '@mantine/core';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
@@ -133,21 +134,7 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
     <Grid gap="md">
       <Grid.Col span={4}>
         <Stack gap="xs">
-          <Group gap="xs" wrap="nowrap">
-            <TextInput
-              size="xs"
-              style={{ flex: 1 }}
-              placeholder="Search resources and templates  ( / )"
-              value={query}
-              onChange={(e) => setQuery(e.currentTarget.value)}
-              aria-label="Search resources"
-              data-search-input
-              data-testid="resource-search"
-            />
-            <Button size="xs" variant="default" onClick={reload} data-testid="resource-refresh">
-              Refresh
-            </Button>
-          </Group>
+          <ListHeader query={query} onQuery={setQuery} placeholder="Search resources and templates" label="Search resources" testId="resource-search" onRefresh={reload} refreshTestId="resource-refresh" />
           <ListStatus count={listing ? `${visibleCount} of ${entries.length} from ${connected.length} connected servers` : 'Loading…'} testId="resource-count" scopeName={scope?.name} error={loadError} errorTitle="Could not list resources" />
           <GroupedList
             groups={groups}
