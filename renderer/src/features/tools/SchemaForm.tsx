@@ -11,6 +11,7 @@ import { safeStringify } from '../../../../contract/bounded-json';
 import { FieldError, RequiredMark, optionLabel } from '../../components/fields/FieldParts';
 import { countHint, formatPlaceholder } from '../../components/fields/hints';
 import { SafeLabel, SafeText } from '../../components/SafeText';
+import safeText from '../../components/SafeText.module.css';
 import { MAX_SCHEMA_DEPTH, emptyFor, fieldShape, initialValue, isObject, pathAttr, pathKey, requiredSet, type JsonSchema, type Path } from './schema';
 import classes from './tools.module.css';
 import type { Issue } from './validation';
@@ -298,7 +299,7 @@ function ObjectField({ name, schema, value, path, required, ctx, depth, label, d
               leftSection="+"
               maw="100%"
             >
-              <span className={classes.inlineText}>Add {name.slice(0, 60)}</span>
+              <span className={safeText.inlineText}>Add {name.slice(0, 60)}</span>
             </Button>
             <Text size="xs" c="dimmed">
               optional object

@@ -484,6 +484,24 @@ function OutputCheck({ check }: { check: Validation | 'pending' | null }) {
   );
 }
 
+/** The message of a failed call: server text, clipped, in a scrolling box. */
+function CallErrorMessage({ message }: { message: string }) {
+  return (
+    <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
+      <SafeText text={message} clip={4_000} testId="tool-error-message" />
+    </Text>
+  );
+}
+
+function CallErrorLinks({ seq, children }: { seq?: number; children?: ReactNode }) {
+  return (
+    <Group gap="xs">
+      <TrafficLink seq={seq} />
+      {children}
+    </Group>
+  );
+}
+
 /** A failed call: protocol (JSON-RPC) errors in red, cancellations and timeouts distinct. */
 export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kind: 'error' }> }) {
   if (outcome.cancelled) {
@@ -493,9 +511,7 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
           <Text size="sm">
             You cancelled the call after {formatMs(outcome.durationMs)}; the server was told (notifications/cancelled, or the request was aborted on the modern era).
           </Text>
-          <Group gap="xs">
-            <TrafficLink seq={outcome.traceSeq} />
-          </Group>
+          <CallErrorLinks seq={outcome.traceSeq} />
         </Stack>
       </Alert>
     );
@@ -504,15 +520,11 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
     return (
       <Alert color="yellow" variant="light" title="Output schema mismatch: the result was refused" data-testid="tool-error" data-kind="output-schema">
         <Stack gap={6}>
-          <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
-            <SafeText text={outcome.message} clip={4_000} testId="tool-error-message" />
-          </Text>
+          <CallErrorMessage message={outcome.message} />
           <Text size="xs" c="dimmed">
             The server answered with a result, but the MCP client library checked its structuredContent against the tool's output schema and refused it. The server's actual answer is in the Traffic view. After {formatMs(outcome.durationMs)}.
           </Text>
-          <Group gap="xs">
-            <TrafficLink seq={outcome.traceSeq} />
-          </Group>
+          <CallErrorLinks seq={outcome.traceSeq} />
         </Stack>
       </Alert>
     );
@@ -521,9 +533,7 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
   return (
     <Alert color="red" variant="light" title={title} data-testid="tool-error" data-kind={outcome.timedOut ? 'timeout' : outcome.rpcCode !== undefined ? 'rpc' : 'failed'}>
       <Stack gap={6}>
-        <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
-          <SafeText text={outcome.message} clip={4_000} testId="tool-error-message" />
-        </Text>
+        <CallErrorMessage message={outcome.message} />
         <Text size="xs" c="dimmed">
           {outcome.rpcCode !== undefined
             ? 'The server (or the client library) rejected the request: this is a protocol error, not a tool result.'
@@ -532,12 +542,11 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
               : 'The call did not produce a result.'}{' '}
           After {formatMs(outcome.durationMs)}.
         </Text>
-        <Group gap="xs">
-          <TrafficLink seq={outcome.traceSeq} />
+        <CallErrorLinks seq={outcome.traceSeq}>
           <Anchor component="button" size="xs" onClick={() => void copyText(outcome.message)}>
             Copy message
           </Anchor>
-        </Group>
+        </CallErrorLinks>
       </Stack>
     </Alert>
   );
