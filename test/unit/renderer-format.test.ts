@@ -5,6 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { formatBytes, formatChars, formatCount, formatMs, formatTime, plural } from '../../renderer/src/components/format';
 
+/** Each input written as its expected text (the input names a failure). */
+function check(format: (n: number) => string, cases: [number, string][]): void {
+  for (const [input, text] of cases) expect(format(input), String(input)).toBe(text);
+}
+
 describe('formatMs', () => {
   it('writes nothing for an unknown duration and a dash for a non-number', () => {
     expect(formatMs(undefined)).toBe('');
@@ -13,34 +18,40 @@ describe('formatMs', () => {
   });
 
   it('writes zero and sub-millisecond durations in ms', () => {
-    expect(formatMs(0)).toBe('0 ms');
-    expect(formatMs(0.004)).toBe('0.00 ms');
-    expect(formatMs(0.42)).toBe('0.42 ms');
-    expect(formatMs(0.994)).toBe('0.99 ms');
+    check(formatMs, [
+      [0, '0 ms'],
+      [0.004, '0.00 ms'],
+      [0.42, '0.42 ms'],
+      [0.994, '0.99 ms'],
+    ]);
   });
 
   it('moves to the next precision where rounding would show the next unit', () => {
-    expect(formatMs(0.996)).toBe('1.0 ms');
-    expect(formatMs(4.24)).toBe('4.2 ms');
-    expect(formatMs(9.94)).toBe('9.9 ms');
-    expect(formatMs(9.96)).toBe('10 ms');
-    expect(formatMs(850)).toBe('850 ms');
-    expect(formatMs(999.4)).toBe('999 ms');
-    expect(formatMs(999.5)).toBe('1.0 s');
-    expect(formatMs(1_000)).toBe('1.0 s');
-    expect(formatMs(1_234)).toBe('1.2 s');
-    expect(formatMs(12_500)).toBe('12.5 s');
-    expect(formatMs(59_949)).toBe('59.9 s');
-    expect(formatMs(59_950)).toBe('1 min 0 s');
+    check(formatMs, [
+      [0.996, '1.0 ms'],
+      [4.24, '4.2 ms'],
+      [9.94, '9.9 ms'],
+      [9.96, '10 ms'],
+      [850, '850 ms'],
+      [999.4, '999 ms'],
+      [999.5, '1.0 s'],
+      [1_000, '1.0 s'],
+      [1_234, '1.2 s'],
+      [12_500, '12.5 s'],
+      [59_949, '59.9 s'],
+      [59_950, '1 min 0 s'],
+    ]);
   });
 
   it('writes minutes with seconds, and hours with minutes, never "60 s" or "60 min"', () => {
-    expect(formatMs(125_000)).toBe('2 min 5 s');
-    expect(formatMs(119_600)).toBe('2 min 0 s');
-    expect(formatMs(3_599_400)).toBe('59 min 59 s');
-    expect(formatMs(3_599_600)).toBe('1 h 0 min');
-    expect(formatMs(3 * 3_600_000 + 12 * 60_000)).toBe('3 h 12 min');
-    expect(formatMs(1e12)).toBe('277777 h 47 min');
+    check(formatMs, [
+      [125_000, '2 min 5 s'],
+      [119_600, '2 min 0 s'],
+      [3_599_400, '59 min 59 s'],
+      [3_599_600, '1 h 0 min'],
+      [3 * 3_600_000 + 12 * 60_000, '3 h 12 min'],
+      [1e12, '277777 h 47 min'],
+    ]);
   });
 
   it('keeps the sign of a negative duration (clock skew)', () => {
@@ -57,16 +68,18 @@ describe('formatBytes', () => {
   });
 
   it('counts bytes up to 1,023, then binary KB, MB, GB, TB with one decimal', () => {
-    expect(formatBytes(0)).toBe('0 B');
-    expect(formatBytes(512)).toBe('512 B');
-    expect(formatBytes(1023)).toBe('1023 B');
-    expect(formatBytes(1024)).toBe('1.0 KB');
-    expect(formatBytes(1536)).toBe('1.5 KB');
-    expect(formatBytes(256 * 1024)).toBe('256.0 KB');
-    expect(formatBytes(52.4 * 1024 * 1024)).toBe('52.4 MB');
-    expect(formatBytes(1.25 * 1024 ** 3)).toBe('1.3 GB');
-    expect(formatBytes(5 * 1024 ** 4)).toBe('5.0 TB');
-    expect(formatBytes(2 * 1024 ** 5)).toBe('2048.0 TB');
+    check(formatBytes, [
+      [0, '0 B'],
+      [512, '512 B'],
+      [1023, '1023 B'],
+      [1024, '1.0 KB'],
+      [1536, '1.5 KB'],
+      [256 * 1024, '256.0 KB'],
+      [52.4 * 1024 * 1024, '52.4 MB'],
+      [1.25 * 1024 ** 3, '1.3 GB'],
+      [5 * 1024 ** 4, '5.0 TB'],
+      [2 * 1024 ** 5, '2048.0 TB'],
+    ]);
   });
 
   it('never writes 1024.0 of a unit: that is one of the next', () => {
@@ -78,14 +91,16 @@ describe('formatBytes', () => {
 
 describe('formatChars', () => {
   it('writes text lengths in decimal steps, as a cut text states them', () => {
-    expect(formatChars(0)).toBe('0 B');
-    expect(formatChars(999)).toBe('999 B');
-    expect(formatChars(1_000)).toBe('1 KB');
-    expect(formatChars(20_000)).toBe('20 KB');
-    expect(formatChars(200_000)).toBe('200 KB');
-    expect(formatChars(999_949)).toBe('1000 KB');
-    expect(formatChars(999_950)).toBe('1.0 MB');
-    expect(formatChars(52_400_000)).toBe('52.4 MB');
+    check(formatChars, [
+      [0, '0 B'],
+      [999, '999 B'],
+      [1_000, '1 KB'],
+      [20_000, '20 KB'],
+      [200_000, '200 KB'],
+      [999_949, '1000 KB'],
+      [999_950, '1.0 MB'],
+      [52_400_000, '52.4 MB'],
+    ]);
   });
 });
 
