@@ -3,7 +3,7 @@
  * completions), get it, and read the messages it renders to.
  */
 import { safeStringify } from '../../../../contract/bounded-json';
-import { ListHeader } from '../../components/ListHeader';
+import { ListEmpty, ListHeader, ListSilent } from '../../components/ListHeader';
 import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
 import { Alert, Badge, Button, Grid, Group, Stack, Text, Title } from '@mantine/core';
@@ -98,17 +98,9 @@ export function PromptsView({ servers }: { servers: ServerStatus[] }) {
                 </div>
               </>
             )}
-            empty={
-              <Text size="sm" c="dimmed" p="sm">
-                {connected.length === 0 ? 'No connected servers. Connect one in the sidebar to see its prompts.' : query ? 'Nothing matches the search.' : 'No connected server offers prompts.'}
-              </Text>
-            }
+            empty={<ListEmpty connected={connected.length} searching={query !== ''} what="prompts" />}
           />
-          {silent.length > 0 && prompts && (
-            <Text size="xs" c="dimmed">
-              No prompts from: {silent.map((s) => s.name).join(', ')}
-            </Text>
-          )}
+          {prompts && <ListSilent servers={silent} what="prompts" />}
         </Stack>
       </Grid.Col>
       <Grid.Col span={8}>

@@ -5,7 +5,7 @@
  * and last reads outlive a switch to another view (state/view-memory). A link from a tool
  * result opens here too, listed or not.
  */
-import { ListHeader } from '../../components/ListHeader';
+import { ListEmpty, ListHeader, ListSilent } from '../../components/ListHeader';
 import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
 import { Alert, Badge, Button, Grid, Group, Stack, Switch, Text, Title, Tooltip } from '@mantine/core';
@@ -158,21 +158,9 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
                 }}
               />
             )}
-            empty={
-              <Text size="sm" c="dimmed" p="sm">
-                {connected.length === 0
-                  ? 'No connected servers. Connect one in the sidebar to see its resources.'
-                  : query
-                    ? 'Nothing matches the search.'
-                    : 'No connected server offers resources.'}
-              </Text>
-            }
+            empty={<ListEmpty connected={connected.length} searching={query !== ''} what="resources" />}
           />
-          {silent.length > 0 && listing && (
-            <Text size="xs" c="dimmed">
-              No resources from: {silent.map((s) => s.name).join(', ')}
-            </Text>
-          )}
+          {listing && <ListSilent servers={silent} what="resources" />}
         </Stack>
       </Grid.Col>
       <Grid.Col span={8}>
