@@ -10,7 +10,7 @@ import { reconnectDelay } from '../../renderer/src/api/backoff';
 import { argumentDepthProblem } from '../../renderer/src/features/tools/argument-depth';
 import { checkSchemaBounds, initialValue } from '../../renderer/src/features/tools/schema';
 import { validateAgainst } from '../../renderer/src/features/tools/validation';
-import { rawBodyText } from '../../renderer/src/features/traffic/raw-body';
+import { rawBodyText } from '../../renderer/src/components/raw-body';
 import { SELF_SCHEMA } from '../fixtures/hostile/server';
 import { deepJson, deepJsonText } from '../fixtures/hostile/payloads';
 

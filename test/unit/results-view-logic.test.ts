@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { localTime, priorityLabel, readAnnotations } from '../../renderer/src/features/resources/annotations';
-import { decodeTextPreview, isTextualMime } from '../../renderer/src/features/resources/base64';
+import { localTime, priorityLabel, readAnnotations } from '../../renderer/src/components/annotations';
+import { decodeTextPreview, isTextualMime } from '../../renderer/src/components/base64';
 import { EXPLORER_WIDTH, STORAGE_KEY, clampWidth, loadWidth, maxWidthFor, saveWidth, widthAfterKey } from '../../renderer/src/features/tools/explorer-width';
 import { viewMemory, withNewest } from '../../renderer/src/state/view-memory';
 

@@ -8,7 +8,7 @@ import { Button, Group, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { describeTruncation, type TruncationInfo } from '../../../contract/bounded-json';
 import { downloadText } from './download';
-import { formatChars } from './format-size';
+import { formatChars } from './format';
 import classes from './JsonTree.module.css';
 
 /** Text over this many characters is shown in part. */

@@ -1,3 +1,5 @@
+import { decodeBase64 } from './base64';
+
 /** Saves text as a file from the page (works in both carriers; no Node access needed). */
 export function downloadText(filename: string, text: string, mimeType = 'text/plain'): void {
   saveBlob(filename, new Blob([text], { type: mimeType }));
@@ -6,6 +8,11 @@ export function downloadText(filename: string, text: string, mimeType = 'text/pl
 /** Saves bytes as a file. The type is always generic binary: the browser must never render hostile content. */
 export function downloadBytes(filename: string, bytes: Uint8Array): void {
   saveBlob(filename, new Blob([bytes as BlobPart], { type: 'application/octet-stream' }));
+}
+
+/** Saves a base64 payload as bytes (generic binary). Throws, saving nothing, when it is not base64. */
+export function downloadBase64(filename: string, data: string): void {
+  downloadBytes(filename, decodeBase64(data));
 }
 
 function saveBlob(filename: string, blob: Blob): void {

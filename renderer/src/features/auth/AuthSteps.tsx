@@ -9,7 +9,7 @@ import { Alert, Badge, Button, Collapse, Group, Text, UnstyledButton } from '@ma
 import { useState } from 'react';
 import { SafeText } from '../../components/SafeText';
 import { navigation } from '../../state/navigation';
-import { formatMs, formatTime } from '../traffic';
+import { formatMs, formatTime } from '../../components/format';
 import classes from './auth.module.css';
 import { Body, Headers, Kv, ParamTable, Section, type Row } from './parts';
 import { AUTHORIZE_PARAMS, STEP_LABEL, decodeAuthorizationUrl, formParams, parseChallenge, type AuthStep, type EventStep, type ExchangeStep, type StepKind } from './steps';

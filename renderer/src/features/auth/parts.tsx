@@ -4,7 +4,8 @@ import type { ReactNode } from 'react';
 import type { TraceEvent } from '../../../../contract/trace';
 import { JsonTree } from '../../components/JsonTree';
 import { SafeText } from '../../components/SafeText';
-import { bodyText, formatBytes } from '../traffic';
+import { formatBytes } from '../../components/format';
+import { bodyText } from '../../components/raw-body';
 import classes from './auth.module.css';
 import { useFullBody } from './use-auth';
 

@@ -7,7 +7,8 @@ import { memo, type ReactNode } from 'react';
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { MouseHandlerDataParam } from 'recharts';
 import type { ChartColors } from './colors';
-import { ERROR_CLASSES, clock, formatMs, formatRate, safeLabel, type Series } from './series';
+import { formatMs, formatTime } from '../../components/format';
+import { ERROR_CLASSES, formatRate, safeLabel, type Series } from './series';
 
 export const CHART_HEIGHT = 136;
 export const MAIN_CHART_HEIGHT = 168;
@@ -51,7 +52,7 @@ function axes(colors: ChartColors, xTicks: number[], unit?: (v: number) => strin
   const ticks = integerMax !== undefined && integerMax <= 5 ? Array.from({ length: Math.max(1, integerMax) + 1 }, (_, i) => i) : undefined;
   return [
     <CartesianGrid key="grid" stroke={colors.grid} strokeDasharray="3 3" vertical={false} />,
-    <XAxis key="x" dataKey="t" ticks={xTicks} interval={0} tickFormatter={(t: number) => clock(t)} stroke={colors.axis} tick={{ fontSize: 10, fill: colors.axis }} tickLine={false} />,
+    <XAxis key="x" dataKey="t" ticks={xTicks} interval={0} tickFormatter={(t: number) => formatTime(t, false)} stroke={colors.axis} tick={{ fontSize: 10, fill: colors.axis }} tickLine={false} />,
     <YAxis key="y" width={58} stroke={colors.axis} tick={{ fontSize: 10, fill: colors.axis }} tickLine={false} allowDecimals={integerMax === undefined} tickFormatter={unit} ticks={ticks} interval={ticks ? 0 : 'preserveEnd'} domain={ticks ? [0, ticks.length - 1] : undefined} />,
   ];
 }
@@ -63,7 +64,7 @@ function tooltip(colors: ChartColors, format: (value: number) => string) {
       cursor={{ stroke: colors.cursor, fill: colors.cursor }}
       contentStyle={{ background: colors.tooltipBg, border: `1px solid ${colors.tooltipBorder}`, fontSize: 12, borderRadius: 6, color: colors.text }}
       labelStyle={{ color: colors.text, fontWeight: 600 }}
-      labelFormatter={(t) => (typeof t === 'number' ? clock(t) : String(t))}
+      labelFormatter={(t) => (typeof t === 'number' ? formatTime(t, false) : String(t))}
       formatter={(value, name) => [typeof value === 'number' ? format(value) : String(value ?? '—'), safeLabel(String(name), 60)]}
     />
   );

@@ -16,7 +16,8 @@ import { navigation, useNavigation } from '../../state/navigation';
 import { serverNames } from './names';
 import { ErrorsChart, InFlightChart, LatencyChart, MessagesChart, PingChart } from './ChartPanels';
 import { useChartColors } from './colors';
-import { buildSeries, buildSummary, clock, formatBytes, formatCount, formatMs, safeLabel, type Summary } from './series';
+import { formatBytes, formatCount, formatMs, formatTime } from '../../components/format';
+import { buildSeries, buildSummary, safeLabel, type Summary } from './series';
 
 const WINDOWS = [
   { value: '60', label: '1 min' },
@@ -121,7 +122,7 @@ export function ChartsView({ servers }: { servers: ServerStatus[] }) {
       <Group justify="space-between" wrap="nowrap">
         <Controls scopeOptions={scopeOptions} scope={scope} onScope={onScope} windowSec={windowSec} onWindow={setWindowSec} live={live} frozen={frozen !== null} onPause={onPause} />
         <Text size="xs" c="dimmed" data-testid="charts-range">
-          {clock(series.from)} – {clock(series.to - 1)}
+          {formatTime(series.from, false)} – {formatTime(series.to - 1, false)}
           {frozen ? ' · paused' : live ? ' · live' : ''} · click a point to open that {series.stepSec > 1 ? `${series.stepSec}-second span` : 'second'} in Traffic
         </Text>
       </Group>

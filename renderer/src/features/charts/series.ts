@@ -298,37 +298,10 @@ export function buildSummary(snapshots: readonly ServerSnapshot[]): Summary {
 // ---------------------------------------------------------------------------------------
 // Formatting
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  if (n < 1024 * 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-  return `${(n / 1024 / 1024 / 1024).toFixed(2)} GiB`;
-}
-
-export function formatMs(ms: number): string {
-  if (ms < 1) return `${ms.toFixed(2)} ms`;
-  if (ms < 10) return `${ms.toFixed(1)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
 export function formatRate(n: number): string {
   if (n === 0) return '0';
   if (n < 10) return n.toFixed(2).replace(/\.?0+$/, '');
   return Math.round(n).toLocaleString('en-US');
-}
-
-export function clock(ts: number, withMs = false): string {
-  const d = new Date(ts);
-  const hh = String(d.getHours()).padStart(2, '0');
-  const mm = String(d.getMinutes()).padStart(2, '0');
-  const ss = String(d.getSeconds()).padStart(2, '0');
-  return withMs ? `${hh}:${mm}:${ss}.${String(d.getMilliseconds()).padStart(3, '0')}` : `${hh}:${mm}:${ss}`;
 }
 
 /** Server-supplied text for display: no bidi overrides, bounded length. */

@@ -5,12 +5,14 @@
  * the tail, with filters (minimum level, source, server, text), copy and save, and the
  * per-server `logging/setLevel` control.
  */
-import { Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
+import { Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, Tooltip } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText, downloadText } from '../../components/download';
+import { formatTime } from '../../components/format';
+import { ListHeader } from '../../components/ListHeader';
 import { useNavigation } from '../../state/navigation';
 import { FilteredLines, KEEP, LEVELS, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
@@ -39,12 +41,6 @@ function clip(text: string): string {
 }
 const ALL = '*';
 const APP = '-';
-
-function clock(ts: number): string {
-  const d = new Date(ts);
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
-}
 
 export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
@@ -84,17 +80,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
 
   return (
     <Stack gap="xs" data-testid="logs-view">
-      <Group gap="xs" wrap="nowrap" align="center">
-        <TextInput
-          size="xs"
-          style={{ flex: 1, minWidth: 160 }}
-          placeholder="Filter text  ( / )"
-          value={text}
-          onChange={(e) => setText(e.currentTarget.value)}
-          aria-label="Filter log text"
-          data-search-input
-          data-testid="log-filter-text"
-        />
+      <ListHeader query={text} onQuery={setText} placeholder="Filter text" label="Filter log text" testId="log-filter-text" minWidth={160}>
         <Tooltip label="Minimum level: this level and the more severe ones (MCP's eight syslog levels)">
           <NativeSelect
             size="xs"
@@ -118,7 +104,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
           </Group>
         </Chip.Group>
         <Select size="xs" w={190} data={serverOptions} value={server} onChange={(v) => setServer(v ?? ALL)} allowDeselect={false} aria-label="Server" data-testid="log-filter-server" />
-      </Group>
+      </ListHeader>
       <Group gap="xs" wrap="nowrap" align="center" justify="space-between">
         <Text size="xs" c="dimmed" data-testid="log-count">
           {lines.length.toLocaleString()} of {store.lines.length.toLocaleString()} lines shown
@@ -259,7 +245,7 @@ function LogList({
               data-server-id={line.serverId ?? ''}
             >
               <span className={classes.time} title={new Date(line.ts).toISOString()}>
-                {clock(line.ts)}
+                {formatTime(line.ts)}
               </span>
               <span className={`${classes.tag} ${classes[`level-${line.level}`] ?? ''}`} data-testid="log-level-tag">
                 {line.level}

@@ -51,23 +51,23 @@ export function SettingsModal({ opened, onClose }: { opened: boolean; onClose():
           />
         </Stack>
         {settings && (
-          <Switch
-            size="sm"
+          <SettingSwitch
+            settings={settings}
+            name="auditArgumentValues"
+            onChange={update}
             label="Remember tool arguments"
             description="Keeps each tool's last arguments to pre-fill its form, and argument values in the call audit, with the server's configured secrets redacted. Off: no argument value is written to disk."
-            checked={settings.auditArgumentValues}
-            onChange={(e) => void update({ auditArgumentValues: e.currentTarget.checked })}
-            data-testid="settings-remember-arguments"
+            testId="settings-remember-arguments"
           />
         )}
         {settings && desktop && (
-          <Switch
-            size="sm"
+          <SettingSwitch
+            settings={settings}
+            name="oauthSystemBrowser"
+            onChange={update}
             label="Sign in through the system browser"
             description="Instead of a Switchboard login window."
-            checked={settings.oauthSystemBrowser}
-            onChange={(e) => void update({ oauthSystemBrowser: e.currentTarget.checked })}
-            data-testid="settings-system-browser"
+            testId="settings-system-browser"
           />
         )}
         <Text size="xs" c="dimmed">
@@ -84,4 +84,11 @@ export function SettingsModal({ opened, onClose }: { opened: boolean; onClose():
       </Stack>
     </Modal>
   );
+}
+
+type SwitchSetting = { [K in keyof AppSettings]: AppSettings[K] extends boolean ? K : never }[keyof AppSettings];
+
+/** One on/off setting: what main kept is what shows. */
+function SettingSwitch({ settings, name, onChange, label, description, testId }: { settings: AppSettings; name: SwitchSetting; onChange(patch: Partial<AppSettings>): unknown; label: string; description: string; testId: string }) {
+  return <Switch size="sm" label={label} description={description} checked={settings[name]} onChange={(e) => void onChange({ [name]: e.currentTarget.checked })} data-testid={testId} />;
 }

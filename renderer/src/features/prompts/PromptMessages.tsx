@@ -8,7 +8,8 @@ import { Alert, Badge, Button, Group, Paper, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { JsonTree } from '../../components/JsonTree';
 import { copyText } from '../../components/download';
-import { ClippedText, ContentItemView, asContentItem, resourceClasses as classes } from '../resources';
+import { ClippedText, ContentItemView, asContentItem } from '../../components/ContentView';
+import classes from '../../components/content.module.css';
 
 type Block = Record<string, unknown>;
 

@@ -3,17 +3,21 @@
  * completions), get it, and read the messages it renders to.
  */
 import { safeStringify } from '../../../../contract/bounded-json';
+import { ListEmpty, ListHeader, ListSilent } from '../../components/ListHeader';
 import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
-import { Alert, Badge, Button, Grid, Group, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Grid, Group, Stack, Text, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import type { PromptEntry, Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
-import { JsonTree } from '../../components/JsonTree';
 import { useNavigation } from '../../state/navigation';
 import { useViewState } from '../../state/useViewState';
 import { withNewest } from '../../state/view-memory';
-import { CompletionInput, GroupedList, plural, resourceClasses as classes, type ListGroup } from '../resources';
+import { CompletionInput } from '../../components/CompletionInput';
+import { GroupedList, type ListGroup } from '../../components/GroupedList';
+import { formatMs, plural } from '../../components/format';
+import { RawResult, ResultHeader } from '../../components/ResultHeader';
+import classes from '../../components/content.module.css';
 import { PromptMessages } from './PromptMessages';
 
 type Outcome =
@@ -67,21 +71,7 @@ export function PromptsView({ servers }: { servers: ServerStatus[] }) {
     <Grid gap="md">
       <Grid.Col span={4}>
         <Stack gap="xs">
-          <Group gap="xs" wrap="nowrap">
-            <TextInput
-              size="xs"
-              style={{ flex: 1 }}
-              placeholder="Search prompts  ( / )"
-              value={query}
-              onChange={(e) => setQuery(e.currentTarget.value)}
-              aria-label="Search prompts"
-              data-search-input
-              data-testid="prompt-search"
-            />
-            <Button size="xs" variant="default" onClick={reload}>
-              Refresh
-            </Button>
-          </Group>
+          <ListHeader query={query} onQuery={setQuery} placeholder="Search prompts" label="Search prompts" testId="prompt-search" onRefresh={reload} />
           <ListStatus count={prompts ? `${visibleCount} of ${all.length} prompts from ${connected.length} connected servers` : 'Loading…'} testId="prompt-count" scopeName={scope?.name} error={loadError} errorTitle="Could not list prompts" />
           <GroupedList
             groups={groups}
@@ -108,17 +98,9 @@ export function PromptsView({ servers }: { servers: ServerStatus[] }) {
                 </div>
               </>
             )}
-            empty={
-              <Text size="sm" c="dimmed" p="sm">
-                {connected.length === 0 ? 'No connected servers. Connect one in the sidebar to see its prompts.' : query ? 'Nothing matches the search.' : 'No connected server offers prompts.'}
-              </Text>
-            }
+            empty={<ListEmpty connected={connected.length} searching={query !== ''} what="prompts" />}
           />
-          {silent.length > 0 && prompts && (
-            <Text size="xs" c="dimmed">
-              No prompts from: {silent.map((s) => s.name).join(', ')}
-            </Text>
-          )}
+          {prompts && <ListSilent servers={silent} what="prompts" />}
         </Stack>
       </Grid.Col>
       <Grid.Col span={8}>
@@ -250,7 +232,7 @@ function PromptDetail({
       {outcome && !outcome.ok && (
         <Alert color="red" title="prompts/get failed" data-testid="prompt-error">
           <Text size="xs" c="dimmed" mb={4}>
-            at {time(outcome.at)} after {outcome.durationMs.toFixed(0)} ms · arguments {safeStringify(outcome.args).slice(0, 300)}
+            at {time(outcome.at)} after {formatMs(outcome.durationMs)} · arguments {safeStringify(outcome.args).slice(0, 300)}
           </Text>
           <Text size="sm" className={classes.hostile}>
             {outcome.message.slice(0, 5000)}
@@ -259,29 +241,13 @@ function PromptDetail({
       )}
       {outcome?.ok && result && (
         <Stack gap="xs" data-testid="prompt-result">
-          <Group gap="xs" justify="space-between">
-            <Group gap="xs">
-              <Text size="sm" fw={600}>
-                Result
-              </Text>
-              <Text size="xs" c="dimmed" data-testid="prompt-duration">
-                {outcome.value.durationMs.toFixed(0)} ms · {messages.length} {messages.length === 1 ? 'message' : 'messages'} · at {time(outcome.at)}
-              </Text>
-            </Group>
-            <Button size="compact-xs" variant="subtle" onClick={() => setRaw(!raw)}>
-              {raw ? 'Hide raw response' : 'Raw response'}
-            </Button>
-          </Group>
+          <ResultHeader summary={`${formatMs(outcome.value.durationMs)} · ${plural(messages.length, 'message')} · at ${time(outcome.at)}`} summaryTestId="prompt-duration" raw={raw} onRaw={setRaw} />
           {typeof result.description === 'string' && (
             <Text size="sm" c="dimmed" className={classes.hostile} data-testid="prompt-result-description">
               {result.description.slice(0, 5000)}
             </Text>
           )}
-          {raw && (
-            <div className={classes.jsonBox}>
-              <JsonTree value={result} expandDepth={4} />
-            </div>
-          )}
+          {raw && <RawResult value={result} expandDepth={4} />}
           <PromptMessages messages={messages} />
         </Stack>
       )}

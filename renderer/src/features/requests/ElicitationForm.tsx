@@ -10,6 +10,8 @@ import { useMemo, useState, type ReactNode } from 'react';
 import type { PendingRequest, RequestAnswer } from '../../../../contract';
 import { checkDraft, effectiveValue, fieldsOf, initialDraft, contentOf, type Draft, type DraftValue, type FieldModel } from './form-model';
 import classes from './requests.module.css';
+import { RequiredMark, optionLabel } from '../../components/fields/FieldParts';
+import { countHint, formatPlaceholder } from '../../components/fields/hints';
 import { ServerText, str, visible } from './safe';
 
 export interface AnswerProps {
@@ -111,10 +113,20 @@ export function ElicitationForm({ request, onAnswer }: AnswerProps) {
 }
 
 function FieldInput({ field, value, error, touched, onChange, draft }: { field: FieldModel; value: DraftValue | undefined; error?: string; touched: boolean; onChange(v: DraftValue): void; draft: Draft }) {
-  const label = <ServerText inline text={field.title} />;
+  const label = (
+    <>
+      <ServerText inline text={field.title} />
+      {field.required && (
+        <>
+          {' '}
+          <RequiredMark />
+        </>
+      )}
+    </>
+  );
   const testId = `field-${field.name}`;
   const description = describe(field, touched, draft);
-  const common = { label, description, error, withAsterisk: field.required, size: 'xs' as const, 'data-field': field.name };
+  const common = { label, description, error, size: 'xs' as const, 'data-field': field.name };
   const wide = field.kind === 'multi' || field.kind === 'unsupported' || (field.description?.length ?? 0) > 80;
   const secretNote = field.secret ? (
     <Text size="xs" c="orange" data-testid={`secret-note-${field.name}`}>
@@ -133,7 +145,7 @@ function FieldInput({ field, value, error, touched, onChange, draft }: { field: 
           {...common}
           value={typeof value === 'string' ? value : ''}
           onChange={(e) => onChange(e.currentTarget.value)}
-          data={[{ value: '', label: field.required ? '— choose —' : '— none —' }, ...(field.options ?? []).map((o) => ({ value: o.value, label: visible(o.label, 120) }))]}
+          data={[{ value: '', label: field.required ? '— choose —' : '— none —' }, ...(field.options ?? []).map((o) => ({ value: o.value, label: optionLabel(o.label) }))]}
           data-testid={testId}
         />
       );
@@ -208,7 +220,8 @@ function rulesOf(field: FieldModel): string {
   if (field.kind === 'date') parts.push('date');
   if (field.kind === 'date-time') parts.push('date and time (sent as UTC)');
   if (field.kind === 'integer') parts.push('whole number');
-  if (field.minLength !== undefined || field.maxLength !== undefined) parts.push(`${field.minLength ?? 0}–${field.maxLength ?? '∞'} characters`);
+  const length = countHint(field.minLength, field.maxLength, 'character');
+  if (length) parts.push(length);
   if (field.pattern) parts.push(`pattern ${visible(field.pattern, 80)}`);
   if (field.minimum !== undefined || field.maximum !== undefined) parts.push(`${field.minimum ?? '−∞'} to ${field.maximum ?? '∞'}`);
   if (field.minItems !== undefined || field.maxItems !== undefined) parts.push(`choose ${field.minItems ?? 0}–${field.maxItems ?? field.options?.length ?? '∞'}`);
@@ -216,8 +229,7 @@ function rulesOf(field: FieldModel): string {
 }
 
 function placeholderOf(field: FieldModel): string | undefined {
-  if (field.kind === 'email') return 'name@example.com';
-  if (field.kind === 'uri') return 'https://…';
   if (field.kind === 'number' || field.kind === 'integer') return field.minimum !== undefined ? String(field.minimum) : undefined;
-  return undefined;
+  // A date-time field is the browser's own picker: it has no placeholder.
+  return field.kind === 'date-time' ? undefined : formatPlaceholder(field.kind);
 }

@@ -5,9 +5,10 @@
  * and last reads outlive a switch to another view (state/view-memory). A link from a tool
  * result opens here too, listed or not.
  */
+import { ListEmpty, ListHeader, ListSilent } from '../../components/ListHeader';
 import { ListStatus } from '../../components/ListStatus';
 import { useConnectedList } from '../../state/useConnectedList';
-import { Alert, Badge, Button, Grid, Group, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Grid, Group, Stack, Switch, Text, Title, Tooltip } from '@mantine/core';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Result, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
@@ -15,15 +16,14 @@ import { copyText } from '../../components/download';
 import { useNavigation } from '../../state/navigation';
 import { useViewState } from '../../state/useViewState';
 import { viewMemory, withNewest } from '../../state/view-memory';
-import { AnnotationChips } from './Annotations';
-import { formatBytes } from './binary';
-import { CompletionInput } from './CompletionInput';
-import { ReadResultView, type ReadOutcome } from './ReadResultView';
-import { GroupedList, type ListGroup } from './GroupedList';
-import { plural } from './format';
+import { AnnotationChips } from '../../components/Annotations';
+import { formatBytes, plural } from '../../components/format';
+import { CompletionInput } from '../../components/CompletionInput';
+import { ReadResultView, type ReadOutcome } from '../../components/ReadResultView';
+import { GroupedList, type ListGroup } from '../../components/GroupedList';
 import { resourceKey, useResourceWatch, type ResourceWatch } from './resource-watch';
 import { expandTemplate, templateVariables } from './uri-template';
-import classes from './resources.module.css';
+import classes from '../../components/content.module.css';
 
 type Listing = Result<'listResources'>;
 type ResourceItem = Listing['resources'][number];
@@ -134,21 +134,7 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
     <Grid gap="md">
       <Grid.Col span={4}>
         <Stack gap="xs">
-          <Group gap="xs" wrap="nowrap">
-            <TextInput
-              size="xs"
-              style={{ flex: 1 }}
-              placeholder="Search resources and templates  ( / )"
-              value={query}
-              onChange={(e) => setQuery(e.currentTarget.value)}
-              aria-label="Search resources"
-              data-search-input
-              data-testid="resource-search"
-            />
-            <Button size="xs" variant="default" onClick={reload} data-testid="resource-refresh">
-              Refresh
-            </Button>
-          </Group>
+          <ListHeader query={query} onQuery={setQuery} placeholder="Search resources and templates" label="Search resources" testId="resource-search" onRefresh={reload} refreshTestId="resource-refresh" />
           <ListStatus count={listing ? `${visibleCount} of ${entries.length} from ${connected.length} connected servers` : 'Loading…'} testId="resource-count" scopeName={scope?.name} error={loadError} errorTitle="Could not list resources" />
           <GroupedList
             groups={groups}
@@ -172,21 +158,9 @@ export function ResourcesView({ servers }: { servers: ServerStatus[] }) {
                 }}
               />
             )}
-            empty={
-              <Text size="sm" c="dimmed" p="sm">
-                {connected.length === 0
-                  ? 'No connected servers. Connect one in the sidebar to see its resources.'
-                  : query
-                    ? 'Nothing matches the search.'
-                    : 'No connected server offers resources.'}
-              </Text>
-            }
+            empty={<ListEmpty connected={connected.length} searching={query !== ''} what="resources" />}
           />
-          {silent.length > 0 && listing && (
-            <Text size="xs" c="dimmed">
-              No resources from: {silent.map((s) => s.name).join(', ')}
-            </Text>
-          )}
+          {listing && <ListSilent servers={silent} what="resources" />}
         </Stack>
       </Grid.Col>
       <Grid.Col span={8}>

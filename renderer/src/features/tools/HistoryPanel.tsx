@@ -11,7 +11,7 @@ import type { HistoryEntry, SavedCall, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { refreshHistory, savedChanged, useHistory, useSavedVersion } from './calls-store';
 import { SafeLabel, visibleText } from '../../components/SafeText';
-import { formatMs } from './ToolResultView';
+import { formatMs } from '../../components/format';
 import classes from './tools.module.css';
 
 const OUTCOME_COLOR: Record<HistoryEntry['outcome'], string> = {

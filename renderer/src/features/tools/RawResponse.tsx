@@ -1,7 +1,7 @@
 /**
  * A tool call's response as the server sent it, from the trace: the Raw tab's text and what
  * "Save" writes. The result the view renders crossed the contract cut at LIMITS.carriedDepth;
- * the trace kept the bytes (see traffic/raw-body.ts), so the raw view never re-serializes a cut
+ * the trace kept the bytes (see components/raw-body.ts), so the raw view never re-serializes a cut
  * value. The response is found from the request's trace event: the JSON-RPC answer with its id
  * on the same exchange (HTTP), or on the server's stdout after it (stdio).
  */
@@ -11,7 +11,7 @@ import type { SwitchboardApi } from '../../../../contract/client';
 import type { TraceEvent } from '../../../../contract/trace';
 import { useApi } from '../../api/context';
 import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
-import { rawBodyText } from '../traffic';
+import { rawBodyText } from '../../components/raw-body';
 import classes from './tools.module.css';
 
 const isAnswer = (e: TraceEvent, id: string | number) =>

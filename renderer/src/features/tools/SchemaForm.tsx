@@ -8,7 +8,10 @@
 import { ActionIcon, Button, Checkbox, Group, NumberInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea, Tooltip } from '@mantine/core';
 import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { safeStringify } from '../../../../contract/bounded-json';
+import { FieldError, RequiredMark, optionLabel } from '../../components/fields/FieldParts';
+import { countHint, formatPlaceholder } from '../../components/fields/hints';
 import { SafeLabel, SafeText } from '../../components/SafeText';
+import safeText from '../../components/SafeText.module.css';
 import { MAX_SCHEMA_DEPTH, emptyFor, fieldShape, initialValue, isObject, pathAttr, pathKey, requiredSet, type JsonSchema, type Path } from './schema';
 import classes from './tools.module.css';
 import type { Issue } from './validation';
@@ -266,7 +269,7 @@ function StringField({ name, schema, value, path, required, ctx, label, descript
         value={text}
         onChange={(e) => onText(e.currentTarget.value)}
         error={error}
-        placeholder={format === 'date-time' ? '2025-01-31T12:00:00Z' : format === 'email' ? 'name@example.com' : format === 'uri' ? 'https://…' : undefined}
+        placeholder={formatPlaceholder(format)}
         rightSectionWidth={format === 'date-time' ? 48 : undefined}
         rightSection={
           format === 'date-time' ? (
@@ -296,7 +299,7 @@ function ObjectField({ name, schema, value, path, required, ctx, depth, label, d
               leftSection="+"
               maw="100%"
             >
-              <span className={classes.inlineText}>Add {name.slice(0, 60)}</span>
+              <span className={safeText.inlineText}>Add {name.slice(0, 60)}</span>
             </Button>
             <Text size="xs" c="dimmed">
               optional object
@@ -444,11 +447,7 @@ function FieldLabel({ name, schema, required, nullable, isNull, path, ctx, rawSc
       <span className={classes.fieldName} style={{ minWidth: 0, maxWidth: 280 }}>
         <SafeLabel text={/^\d+$/.test(name) && path.length > 1 ? `item ${name}` : name} max={80} />
       </span>
-      {required && (
-        <Text span c="red" size="sm" aria-label="required">
-          *
-        </Text>
-      )}
+      {required && <RequiredMark />}
       {title && (
         <Text span size="xs" c="dimmed" style={{ minWidth: 0 }}>
           <SafeLabel text={title} max={80} />
@@ -487,10 +486,8 @@ function FieldHints({ schema, kind }: { schema: JsonSchema; kind: string }) {
   if (kind === 'string') {
     const min = num('minLength');
     const max = num('maxLength');
-    const chars = (n: number) => `${n} ${n === 1 ? 'character' : 'characters'}`;
-    if (min !== undefined && max !== undefined) hints.push(`${min}–${chars(max)}`);
-    else if (min !== undefined) hints.push(`at least ${chars(min)}`);
-    else if (max !== undefined) hints.push(`at most ${chars(max)}`);
+    const length = countHint(min, max, 'character');
+    if (length) hints.push(length);
     // Generators add a pattern to formats (e-mail…): the format says it better.
     if (typeof schema.pattern === 'string' && typeof schema.format !== 'string') hints.push(`pattern: ${schema.pattern.length > 60 ? `${schema.pattern.slice(0, 60)}…` : schema.pattern}`);
   }
@@ -507,8 +504,8 @@ function FieldHints({ schema, kind }: { schema: JsonSchema; kind: string }) {
   if (kind === 'array') {
     const min = num('minItems');
     const max = num('maxItems');
-    if (min !== undefined) hints.push(`at least ${min} ${min === 1 ? 'item' : 'items'}`);
-    if (max !== undefined) hints.push(`at most ${max} ${max === 1 ? 'item' : 'items'}`);
+    const count = countHint(min, max, 'item');
+    if (count) hints.push(count);
     if (schema.uniqueItems === true) hints.push('unique');
   }
   if (kind === 'raw') hints.push('JSON');
@@ -520,19 +517,4 @@ function FieldHints({ schema, kind }: { schema: JsonSchema; kind: string }) {
       {hints.length > 0 && <span className="mono">{hints.join(' · ')}</span>}
     </span>
   );
-}
-
-function FieldError({ text }: { text: string }) {
-  return (
-    <Text size="xs" c="red" className="pre-wrap" data-testid="field-error">
-      {text}
-    </Text>
-  );
-}
-
-/** Enum option labels are plain strings: invisible characters are named, long ones clipped. */
-function optionLabel(option: unknown): string {
-  const text = typeof option === 'string' ? option : safeStringify(option);
-  const visible = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u061c\ufeff]/g, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
-  return visible.length > 120 ? `${visible.slice(0, 120)}…` : visible;
 }

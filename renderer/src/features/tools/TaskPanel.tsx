@@ -12,7 +12,8 @@ import { useApi } from '../../api/context';
 import { SafeText } from '../../components/SafeText';
 import { getRequestStore, showRequest, useRequests } from '../requests';
 import { getTasksStore, isTerminalStatus, questionsFor, runModes, statusMessageOf, statusWord, tasksOfServer, useTasks, type TaskRun } from '../tasks';
-import { ToolResultView, formatMs } from './ToolResultView';
+import { formatMs } from '../../components/format';
+import { ToolResultView } from './ToolResultView';
 
 const STATUS_COLOR: Record<TaskStatusName, string> = { working: 'blue', input_required: 'yellow', completed: 'green', failed: 'red', cancelled: 'gray' };
 const MESSAGE_CLIP = 300;

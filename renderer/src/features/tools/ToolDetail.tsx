@@ -17,7 +17,8 @@ import { SchemaForm } from './SchemaForm';
 import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
 import { UrlElicitationRequired, isUrlElicitationRequired } from '../requests';
-import { CallErrorView, ToolResultView, formatMs } from './ToolResultView';
+import { formatMs, plural } from '../../components/format';
+import { CallErrorView, ToolResultView } from './ToolResultView';
 import { getTasksStore, latestRun, runModes, useTasks } from '../tasks';
 import { RunAsTaskButton, TaskPanel, TaskRunView } from './TaskPanel';
 import classes from './tools.module.css';
@@ -38,7 +39,6 @@ export function activeAnnotations(tool: ToolEntry) {
 
 const NO_ISSUES: Issue[] = [];
 const NO_ARGS: Record<string, unknown> = {};
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const pretty = (value: unknown) => safeStringify(value, { space: 2 });
 
 export function ToolDetail({ tool }: { tool: ToolEntry }) {

@@ -6,19 +6,24 @@
  * them, every block's annotations show as chips. Structured content is checked against the
  * tool's output schema and a mismatch is shown, not hidden.
  */
-import { Alert, Anchor, Badge, Button, Group, List, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, List, Stack, Text, Tooltip } from '@mantine/core';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Result, ToolEntry } from '../../../../contract';
 import { safeStringify } from '../../../../contract/bounded-json';
 import { JsonTree } from '../../components/JsonTree';
-import { copyText, downloadText, downloadBytes } from '../../components/download';
-import { TEXT_LIMIT, TEXT_PREVIEW, TextCutNotice } from '../../components/Truncated';
+import { copyText, downloadBase64 } from '../../components/download';
+import { TEXT_LIMIT, TEXT_PREVIEW } from '../../components/Truncated';
+import { ClippedPre, ModeSwitch, PayloadBody, type CutTestIds } from '../../components/PayloadView';
 import { useApi } from '../../api/context';
 import { navigation } from '../../state/navigation';
-import { AnnotationChips, ContentItemView, ReadResultView, asContentItem, formatBytes, type ReadOutcome } from '../resources';
+import { AnnotationChips } from '../../components/Annotations';
+import { base64Size } from '../../components/base64';
+import { ContentItemView, asContentItem } from '../../components/ContentView';
+import { formatBytes, formatMs } from '../../components/format';
+import { ReadResultView, type ReadOutcome } from '../../components/ReadResultView';
 import type { CallOutcome } from './call-outcome';
 import { SafeLabel, SafeText, hasInvisible, reveal } from '../../components/SafeText';
-import { formatChars, isObject, pathLabel } from './schema';
+import { isObject, pathLabel } from './schema';
 import classes from './tools.module.css';
 import { RawResponse } from './RawResponse';
 import { validateAgainst, type Validation } from './validation';
@@ -28,6 +33,16 @@ const AUDIO = /^audio\/[a-z0-9.+-]+$/i;
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 type Block = Record<string, unknown> & { type?: unknown };
+
+const RESULT_MODES = [
+  ['rendered', 'Rendered'],
+  ['raw', 'Raw'],
+] as const;
+const STRUCTURED_MODES = [
+  ['tree', 'Tree'],
+  ['json', 'JSON'],
+] as const;
+const TEXT_CUT: CutTestIds = { notice: 'tool-result-truncated', showAll: 'tool-result-show-all', save: 'tool-result-save' };
 
 export function ToolResultView({ value, tool }: { value: Result<'callTool'>; tool?: ToolEntry }) {
   const { result } = value;
@@ -53,16 +68,7 @@ export function ToolResultView({ value, tool }: { value: Result<'callTool'>; too
           </Text>
         </Group>
         <Group gap={6} wrap="nowrap">
-          <SegmentedControl
-            size="xs"
-            value={mode}
-            onChange={(v) => setMode(v as 'rendered' | 'raw')}
-            data={[
-              { value: 'rendered', label: 'Rendered' },
-              { value: 'raw', label: 'Raw' },
-            ]}
-            data-testid="tool-result-mode"
-          />
+          <ModeSwitch value={mode} onChange={setMode} options={RESULT_MODES} testId="tool-result-mode" />
           <TrafficLink seq={value.traceSeq} />
         </Group>
       </Group>
@@ -116,13 +122,6 @@ export function TrafficLink({ seq }: { seq?: number }) {
   );
 }
 
-export function formatMs(ms: number): string {
-  if (ms < 1) return `${ms.toFixed(2)} ms`;
-  if (ms < 1000) return `${ms.toFixed(0)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
 function BlockFrame({ label, actions, children, isError, testId, annotations }: { label: ReactNode; actions?: ReactNode; children: ReactNode; isError?: boolean; testId?: string; annotations?: unknown }) {
   return (
     <div className={`${classes.resultBlock} ${isError ? classes.errorResult : ''}`} data-testid={testId}>
@@ -166,10 +165,8 @@ function ContentBlock({ block, isError, index, serverId }: { block: Block; isErr
 
 /** Text, clipped past TEXT_LIMIT, with copy / show all / save. */
 export function TextBlock({ text, label, isError, testId = 'tool-result-text', annotations }: { text: string; label: string; isError?: boolean; testId?: string; annotations?: unknown }) {
-  const [all, setAll] = useState(false);
-  const huge = text.length > TEXT_LIMIT;
-  const shown = huge && !all ? text.slice(0, TEXT_PREVIEW) : text;
-  const hidden = hasInvisible(shown);
+  // Looked for in what shows first (a huge text is not scanned whole).
+  const hidden = hasInvisible(text.length > TEXT_LIMIT ? text.slice(0, TEXT_PREVIEW) : text);
   return (
     <BlockFrame
       isError={isError}
@@ -193,29 +190,23 @@ export function TextBlock({ text, label, isError, testId = 'tool-result-text', a
         </Button>
       }
     >
-      <pre className={classes.resultText} data-testid={testId} dir="auto">
-        {reveal(shown)}
-      </pre>
-      {huge && (
-        <TextCutNotice
-          total={text.length}
-          shown={shown.length}
-          all={all}
-          onShowAll={() => setAll(true)}
-          text={text}
-          filename="tool-result.txt"
-          testId="tool-result-truncated"
-          showAllTestId="tool-result-show-all"
-          saveTestId="tool-result-save"
-        />
-      )}
+      <ClippedPre text={text} limit={TEXT_LIMIT} preview={TEXT_PREVIEW} render={reveal} filename="tool-result.txt" className={classes.resultText} testId={testId} dir="auto" cutTestIds={TEXT_CUT} />
     </BlockFrame>
   );
 }
 
 function MediaBlock({ kind, data, mime, index, annotations }: { kind: 'image' | 'audio'; data: unknown; mime?: string; index: number; annotations?: unknown }) {
   const allowed = kind === 'image' ? RASTER : AUDIO;
-  const size = typeof data === 'string' ? Math.floor((data.length * 3) / 4) : 0;
+  const size = typeof data === 'string' ? base64Size(data) : 0;
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const save = (base64: string) => {
+    try {
+      setSaveError(null);
+      downloadBase64(`${kind}-${index}${extension(mime)}`, base64);
+    } catch (e) {
+      setSaveError((e as Error).message);
+    }
+  };
   let problem: string | undefined;
   if (typeof data !== 'string') problem = 'no base64 data';
   else if (!mime || !allowed.test(mime)) problem = `mimeType ${safeStringify(mime ?? null).slice(0, 60)} is not ${kind === 'image' ? 'a raster image type (SVG can carry script)' : 'an audio type'}`;
@@ -227,12 +218,12 @@ function MediaBlock({ kind, data, mime, index, annotations }: { kind: 'image' | 
       annotations={annotations}
       label={
         <span>
-          {kind} #{index} · <span className="mono">{(mime ?? 'no mimeType').slice(0, 60)}</span> · {formatChars(size)}
+          {kind} #{index} · <span className="mono">{(mime ?? 'no mimeType').slice(0, 60)}</span> · {formatBytes(size)}
         </span>
       }
       actions={
         typeof data === 'string' ? (
-          <Button size="compact-xs" variant="subtle" onClick={() => downloadBase64(`${kind}-${index}${extension(mime)}`, data, mime)}>
+          <Button size="compact-xs" variant="subtle" onClick={() => save(data)}>
             Download
           </Button>
         ) : undefined
@@ -244,6 +235,11 @@ function MediaBlock({ kind, data, mime, index, annotations }: { kind: 'image' | 
       {problem && (
         <Text size="xs" c="orange" p="xs" data-testid="tool-result-media-blocked">
           Not rendered: {problem}.
+        </Text>
+      )}
+      {saveError && (
+        <Text size="xs" c="red" p="xs">
+          {saveError}
         </Text>
       )}
     </BlockFrame>
@@ -418,15 +414,7 @@ function StructuredContent({ value, tool, isError }: { value: unknown; tool?: To
       }
       actions={
         <>
-          <SegmentedControl
-            size="xs"
-            value={view}
-            onChange={(v) => setView(v as 'tree' | 'json')}
-            data={[
-              { value: 'tree', label: 'Tree' },
-              { value: 'json', label: 'JSON' },
-            ]}
-          />
+          <ModeSwitch value={view} onChange={setView} options={STRUCTURED_MODES} />
           <Button size="compact-xs" variant="subtle" onClick={() => void copyText(pretty)}>
             Copy
           </Button>
@@ -446,23 +434,19 @@ function StructuredContent({ value, tool, isError }: { value: unknown; tool?: To
         </Alert>
       )}
       <div data-testid="tool-result-structured" style={{ padding: 8, maxHeight: 480, overflow: 'auto' }}>
-        {view === 'tree' ? <JsonTree value={value} expandDepth={2} /> : <StructuredJson pretty={pretty} />}
+        <PayloadBody
+          mode={view === 'tree' ? 'tree' : 'raw'}
+          value={value}
+          text={pretty}
+          expandDepth={2}
+          rawClassName={classes.resultText}
+          rawStyle={{ padding: 0, maxHeight: 'none' }}
+          limit={TEXT_LIMIT}
+          preview={TEXT_PREVIEW}
+          filename="structured-content.json"
+        />
       </div>
     </BlockFrame>
-  );
-}
-
-/** structuredContent as JSON text (cut at the carried depth, with markers), clipped past TEXT_LIMIT. */
-function StructuredJson({ pretty }: { pretty: string }) {
-  const [all, setAll] = useState(false);
-  const huge = pretty.length > TEXT_LIMIT;
-  return (
-    <>
-      <pre className={classes.resultText} style={{ padding: 0, maxHeight: 'none' }}>
-        {huge && !all ? pretty.slice(0, TEXT_PREVIEW) : pretty}
-      </pre>
-      {huge && <TextCutNotice total={pretty.length} shown={all ? pretty.length : TEXT_PREVIEW} all={all} onShowAll={() => setAll(true)} text={pretty} filename="structured-content.json" />}
-    </>
   );
 }
 
@@ -500,6 +484,24 @@ function OutputCheck({ check }: { check: Validation | 'pending' | null }) {
   );
 }
 
+/** The message of a failed call: server text, clipped, in a scrolling box. */
+function CallErrorMessage({ message }: { message: string }) {
+  return (
+    <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
+      <SafeText text={message} clip={4_000} testId="tool-error-message" />
+    </Text>
+  );
+}
+
+function CallErrorLinks({ seq, children }: { seq?: number; children?: ReactNode }) {
+  return (
+    <Group gap="xs">
+      <TrafficLink seq={seq} />
+      {children}
+    </Group>
+  );
+}
+
 /** A failed call: protocol (JSON-RPC) errors in red, cancellations and timeouts distinct. */
 export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kind: 'error' }> }) {
   if (outcome.cancelled) {
@@ -509,9 +511,7 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
           <Text size="sm">
             You cancelled the call after {formatMs(outcome.durationMs)}; the server was told (notifications/cancelled, or the request was aborted on the modern era).
           </Text>
-          <Group gap="xs">
-            <TrafficLink seq={outcome.traceSeq} />
-          </Group>
+          <CallErrorLinks seq={outcome.traceSeq} />
         </Stack>
       </Alert>
     );
@@ -520,15 +520,11 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
     return (
       <Alert color="yellow" variant="light" title="Output schema mismatch: the result was refused" data-testid="tool-error" data-kind="output-schema">
         <Stack gap={6}>
-          <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
-            <SafeText text={outcome.message} clip={4_000} testId="tool-error-message" />
-          </Text>
+          <CallErrorMessage message={outcome.message} />
           <Text size="xs" c="dimmed">
             The server answered with a result, but the MCP client library checked its structuredContent against the tool's output schema and refused it. The server's actual answer is in the Traffic view. After {formatMs(outcome.durationMs)}.
           </Text>
-          <Group gap="xs">
-            <TrafficLink seq={outcome.traceSeq} />
-          </Group>
+          <CallErrorLinks seq={outcome.traceSeq} />
         </Stack>
       </Alert>
     );
@@ -537,9 +533,7 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
   return (
     <Alert color="red" variant="light" title={title} data-testid="tool-error" data-kind={outcome.timedOut ? 'timeout' : outcome.rpcCode !== undefined ? 'rpc' : 'failed'}>
       <Stack gap={6}>
-        <Text size="sm" component="div" style={{ maxHeight: 240, overflow: 'auto' }}>
-          <SafeText text={outcome.message} clip={4_000} testId="tool-error-message" />
-        </Text>
+        <CallErrorMessage message={outcome.message} />
         <Text size="xs" c="dimmed">
           {outcome.rpcCode !== undefined
             ? 'The server (or the client library) rejected the request: this is a protocol error, not a tool result.'
@@ -548,12 +542,11 @@ export function CallErrorView({ outcome }: { outcome: Extract<CallOutcome, { kin
               : 'The call did not produce a result.'}{' '}
           After {formatMs(outcome.durationMs)}.
         </Text>
-        <Group gap="xs">
-          <TrafficLink seq={outcome.traceSeq} />
+        <CallErrorLinks seq={outcome.traceSeq}>
           <Anchor component="button" size="xs" onClick={() => void copyText(outcome.message)}>
             Copy message
           </Anchor>
-        </Group>
+        </CallErrorLinks>
       </Stack>
     </Alert>
   );
@@ -567,18 +560,4 @@ function rpcName(code: number): string {
 function extension(mime?: string): string {
   const sub = mime?.split('/')[1]?.split(/[+;]/)[0]?.replace(/[^a-z0-9]/gi, '');
   return sub ? `.${sub.slice(0, 8)}` : '.bin';
-}
-
-/** Saves base64 data as a file (as octet-stream: the browser must not render it). */
-function downloadBase64(filename: string, base64: string, _mime?: string): void {
-  let bytes: Uint8Array;
-  try {
-    const binary = atob(base64.replace(/\s+/g, ''));
-    bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  } catch {
-    downloadText(`${filename}.base64.txt`, base64);
-    return;
-  }
-  downloadBytes(filename, bytes);
 }

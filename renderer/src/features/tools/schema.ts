@@ -5,7 +5,7 @@
  */
 
 import { LIMITS, TRUNCATED_KEY, safeStringify } from '../../../../contract/bounded-json';
-import { formatChars } from '../../components/format-size';
+import { formatChars } from '../../components/format';
 
 export type JsonSchema = Record<string, unknown>;
 export type Path = (string | number)[];

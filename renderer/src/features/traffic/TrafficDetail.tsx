@@ -5,18 +5,19 @@
  * events of a streamed response, and "Copy as cURL".
  */
 import { LIMITS, safeStringify } from '../../../../contract/bounded-json';
-import { ActionIcon, Badge, Button, Group, Popover, SegmentedControl, Tabs, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Popover, Tabs, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { TraceEvent } from '../../../../contract/trace';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
-import { TextCutNotice } from '../../components/Truncated';
+import { PayloadView, isStructured } from '../../components/PayloadView';
 import { copyText } from '../../components/download';
-import { bodyText, clip, curlCommand, formatBytes, formatMs, formatTime, isErrorEvent, methodStatus, urlPath } from './format';
+import { formatBytes, formatMs, formatTime } from '../../components/format';
+import { clip, curlCommand, isErrorEvent, methodStatus, urlPath } from './format';
 import classes from './TrafficView.module.css';
-import { rawOf } from './raw-body';
+import { bodyText, rawOf } from '../../components/raw-body';
 import { traffic } from './traffic-store';
 import { serverInfoPanel } from '../server-info';
 
@@ -376,9 +377,6 @@ function HeadersTab({ request, response, end, names }: { request: TraceEvent; re
 
 function BodyView({ event, source, testId }: { event: TraceEvent; source: string; testId?: string }) {
   const { value, loading, error } = usePayload(event, source);
-  const structured = value !== null && typeof value === 'object';
-  const [mode, setMode] = useState<'tree' | 'raw'>('tree');
-  const [full, setFull] = useState(false);
   if (value === undefined && !event.text) {
     return (
       <Text size="xs" c="dimmed">
@@ -389,47 +387,37 @@ function BodyView({ event, source, testId }: { event: TraceEvent; source: string
   // The bytes as received when main kept them (a body cut at the carried depth), else the body.
   const kept = rawOf(event);
   const raw = kept ?? (value === undefined ? (event.text ?? '') : bodyText(value));
-  const clipped = !full && raw.length > RAW_CLIP;
   return (
     <div data-testid={testId} data-truncated={event.truncated || undefined}>
-      <Group gap="xs" mb={4}>
-        {structured && (
-          <SegmentedControl
-            size="xs"
-            value={mode}
-            onChange={(v) => setMode(v as 'tree' | 'raw')}
-            data={[
-              { value: 'tree', label: 'Tree' },
-              { value: 'raw', label: 'Raw' },
-            ]}
-          />
-        )}
-        {event.bytes !== undefined && (
-          <Text size="xs" c="dimmed">
-            {formatBytes(event.bytes)}
-          </Text>
-        )}
-        {kept !== undefined && (
-          <Text size="xs" c="orange" data-testid="traffic-body-cut">
-            nested deeper than {LIMITS.carriedDepth} levels: the tree shows it cut, Raw shows it as received
-          </Text>
-        )}
-        {event.truncated && (
-          <Text size="xs" c={error ? 'red' : 'dimmed'}>
-            {loading ? 'large payload: loading the whole of it…' : error ? `showing a preview (${error})` : 'large payload, loaded whole'}
-          </Text>
-        )}
-      </Group>
-      {structured && mode === 'tree' ? (
-        <JsonTree value={value} expandDepth={raw.length < 20_000 ? 8 : 3} testId={testId ? `${testId}-tree` : undefined} />
-      ) : (
-        <>
-          <pre className={classes.raw} data-testid={testId ? `${testId}-raw` : undefined}>
-            {clipped ? raw.slice(0, RAW_CLIP) : raw}
-          </pre>
-          {raw.length > RAW_CLIP && <TextCutNotice total={raw.length} shown={clipped ? RAW_CLIP : raw.length} all={!clipped} onShowAll={() => setFull(true)} text={raw} filename={`event-${event.seq}.${structured ? 'json' : 'txt'}`} />}
-        </>
-      )}
+      <PayloadView
+        value={value}
+        text={raw}
+        expandDepth={raw.length < 20_000 ? 8 : 3}
+        treeTestId={testId ? `${testId}-tree` : undefined}
+        rawTestId={testId ? `${testId}-raw` : undefined}
+        rawClassName={classes.raw}
+        limit={RAW_CLIP}
+        filename={`event-${event.seq}.${isStructured(value) ? 'json' : 'txt'}`}
+        toolbar={
+          <>
+            {event.bytes !== undefined && (
+              <Text size="xs" c="dimmed">
+                {formatBytes(event.bytes)}
+              </Text>
+            )}
+            {kept !== undefined && (
+              <Text size="xs" c="orange" data-testid="traffic-body-cut">
+                nested deeper than {LIMITS.carriedDepth} levels: the tree shows it cut, Raw shows it as received
+              </Text>
+            )}
+            {event.truncated && (
+              <Text size="xs" c={error ? 'red' : 'dimmed'}>
+                {loading ? 'large payload: loading the whole of it…' : error ? `showing a preview (${error})` : 'large payload, loaded whole'}
+              </Text>
+            )}
+          </>
+        }
+      />
     </div>
   );
 }

@@ -1,9 +1,9 @@
 /** The filter bar: free text (debounced; `/` focuses it), server, channel, kind, method, status class, errors, time and exchange chips. */
-import { Badge, Button, Chip, CloseButton, Group, MultiSelect, TagsInput, TextInput } from '@mantine/core';
+import { Badge, Button, Chip, CloseButton, Group, MultiSelect, TagsInput, TextInput, type ComboboxData } from '@mantine/core';
 import { memo, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { CHANNELS, EVENT_KINDS, type Channel, type EventKind } from '../../../../contract/trace';
 import { LiveContext } from '../../state/live';
-import { formatTime } from './format';
+import { formatTime } from '../../components/format';
 import { hasFilters, traffic, type TrafficFilters as Filters } from './traffic-store';
 
 const COMMON_METHODS = [
@@ -33,6 +33,34 @@ const TEXT_DEBOUNCE_MS = 250;
 
 /** Picked values stay on one line (the bar keeps its height); the dropdown shows them all. */
 const oneLine = { root: { minWidth: 0 }, input: { overflow: 'hidden' }, pillsList: { flexWrap: 'nowrap', overflow: 'hidden' }, inputField: { minWidth: 40 } } as const;
+
+/** One multi-valued filter (server, channel, kind): its name as the placeholder until something is picked. */
+function FilterSelect({ name, what, width, data, value, onChange }: { name: string; what: string; width: number; data: ComboboxData; value: string[]; onChange(value: string[]): void }) {
+  return (
+    <MultiSelect
+      size="xs"
+      placeholder={value.length ? undefined : name}
+      data={data}
+      value={value}
+      onChange={onChange}
+      searchable
+      clearable
+      aria-label={`Filter by ${what}`}
+      style={{ flex: `0 1 ${width}px`, minWidth: 0 }}
+      styles={oneLine}
+      data-testid={`traffic-filter-${what}`}
+    />
+  );
+}
+
+/** A filter set from elsewhere (a time range from the charts, an exchange from the detail), removable. */
+function FilterChip({ color, what, onRemove, testId, removeTestId, children }: { color: string; what: string; onRemove(): void; testId: string; removeTestId?: string; children: ReactNode }) {
+  return (
+    <Badge variant="light" color={color} size="md" style={{ textTransform: 'none' }} rightSection={<CloseButton size="xs" aria-label={`Remove ${what} filter`} onClick={onRemove} data-testid={removeTestId} />} data-testid={testId}>
+      {children}
+    </Badge>
+  );
+}
 
 export const TrafficFilters = memo(function TrafficFilters({ filters, serverOptions, actions }: { filters: Filters; serverOptions: { value: string; label: string }[]; actions?: ReactNode }) {
   const live = useContext(LiveContext);
@@ -90,45 +118,9 @@ export const TrafficFilters = memo(function TrafficFilters({ filters, serverOpti
           data-search-input
           data-testid="traffic-search"
         />
-        <MultiSelect
-          size="xs"
-          placeholder={filters.servers.length ? undefined : 'Server'}
-          data={servers}
-          value={filters.servers}
-          onChange={(value) => traffic.setFilters({ servers: value })}
-          searchable
-          clearable
-          aria-label="Filter by server"
-          style={{ flex: '0 1 180px', minWidth: 0 }}
-          styles={oneLine}
-          data-testid="traffic-filter-server"
-        />
-        <MultiSelect
-          size="xs"
-          placeholder={filters.channels.length ? undefined : 'Channel'}
-          data={[...CHANNELS]}
-          value={filters.channels}
-          onChange={(value) => traffic.setFilters({ channels: value as Channel[] })}
-          searchable
-          clearable
-          aria-label="Filter by channel"
-          style={{ flex: '0 1 160px', minWidth: 0 }}
-          styles={oneLine}
-          data-testid="traffic-filter-channel"
-        />
-        <MultiSelect
-          size="xs"
-          placeholder={filters.kinds.length ? undefined : 'Kind'}
-          data={[...EVENT_KINDS]}
-          value={filters.kinds}
-          onChange={(value) => traffic.setFilters({ kinds: value as EventKind[] })}
-          searchable
-          clearable
-          aria-label="Filter by kind"
-          style={{ flex: '0 1 160px', minWidth: 0 }}
-          styles={oneLine}
-          data-testid="traffic-filter-kind"
-        />
+        <FilterSelect name="Server" what="server" width={180} data={servers} value={filters.servers} onChange={(value) => traffic.setFilters({ servers: value })} />
+        <FilterSelect name="Channel" what="channel" width={160} data={[...CHANNELS]} value={filters.channels} onChange={(value) => traffic.setFilters({ channels: value as Channel[] })} />
+        <FilterSelect name="Kind" what="kind" width={160} data={[...EVENT_KINDS]} value={filters.kinds} onChange={(value) => traffic.setFilters({ kinds: value as EventKind[] })} />
         <TagsInput
           size="xs"
           placeholder={filters.methods.length ? undefined : 'Method'}
@@ -156,28 +148,14 @@ export const TrafficFilters = memo(function TrafficFilters({ filters, serverOpti
           Errors only
         </Chip>
         {filters.time && (
-          <Badge
-            variant="light"
-            color="grape"
-            size="md"
-            style={{ textTransform: 'none' }}
-            rightSection={<CloseButton size="xs" aria-label="Remove time filter" onClick={() => traffic.setFilters({ time: undefined })} data-testid="traffic-time-chip-remove" />}
-            data-testid="traffic-time-chip"
-          >
+          <FilterChip color="grape" what="time" onRemove={() => traffic.setFilters({ time: undefined })} testId="traffic-time-chip" removeTestId="traffic-time-chip-remove">
             {formatTime(filters.time.fromTs)} – {formatTime(filters.time.toTs)}
-          </Badge>
+          </FilterChip>
         )}
         {filters.exchange && (
-          <Badge
-            variant="light"
-            color="cyan"
-            size="md"
-            style={{ textTransform: 'none' }}
-            rightSection={<CloseButton size="xs" aria-label="Remove exchange filter" onClick={() => traffic.setFilters({ exchange: undefined })} />}
-            data-testid="traffic-exchange-chip"
-          >
+          <FilterChip color="cyan" what="exchange" onRemove={() => traffic.setFilters({ exchange: undefined })} testId="traffic-exchange-chip">
             exchange {filters.exchange}
-          </Badge>
+          </FilterChip>
         )}
         {hasFilters(filters) && (
           <Button

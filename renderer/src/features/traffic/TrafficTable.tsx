@@ -7,14 +7,12 @@ import { notifications } from '@mantine/notifications';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useSyncExternalStore, type CSSProperties, type KeyboardEvent } from 'react';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
+import { formatBytes, formatMs, formatTime } from '../../components/format';
 import { useTraceBuffer } from '../../state/live';
 import {
   clip,
   DIR_ARROW,
   durationOf,
-  formatBytes,
-  formatMs,
-  formatTime,
   isDisabledEvent,
   isErrorEvent,
   isNegotiationEvent,
@@ -324,6 +322,21 @@ function onRowClick(seq: number) {
 
 const attr = (value: string | undefined, max = 200) => (value === undefined ? undefined : value.length > max ? value.slice(0, max) : value);
 
+/** What every table row carries, separator or event: its click, its selection and the data the tests and the keyboard read. */
+function rowProps(event: TraceEvent, selected: boolean, name: string, channel: string) {
+  return {
+    onClick: () => onRowClick(event.seq),
+    role: 'row',
+    'aria-selected': selected,
+    'data-testid': 'traffic-row',
+    'data-seq': event.seq,
+    'data-server': event.server,
+    'data-server-name': name,
+    'data-kind': event.kind,
+    'data-channel': channel,
+  };
+}
+
 function EventRow({ event, style, selected, child, names, live }: { event: TraceEvent; style: CSSProperties; selected: boolean; child: boolean; names: ReadonlyMap<string, string>; live: boolean }) {
   const channel = channelOf(event, live);
   if (isSeparator(event)) {
@@ -333,16 +346,8 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
       <div
         className={cx(classes.separator, tone, selected && classes.selected)}
         style={style}
-        onClick={() => onRowClick(event.seq)}
-        role="row"
-        aria-selected={selected}
-        data-testid="traffic-row"
+        {...rowProps(event, selected, serverName(names, event.server), channel)}
         data-separator={event.kind}
-        data-seq={event.seq}
-        data-server={event.server}
-        data-server-name={serverName(names, event.server)}
-        data-kind={event.kind}
-        data-channel={channel}
       >
         <span className={classes.num}>{event.seq}</span>
         <span>{formatTime(event.ts)}</span>
@@ -361,15 +366,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
     <div
       className={cx(classes.row, error && classes.error, disabled && classes.disabled, negotiation && !error && classes.negotiation, isNotification(event) && classes.notification, child && classes.child, selected && classes.selected)}
       style={style}
-      onClick={() => onRowClick(event.seq)}
-      role="row"
-      aria-selected={selected}
-      data-testid="traffic-row"
-      data-seq={event.seq}
-      data-server={event.server}
-      data-server-name={name}
-      data-channel={channel}
-      data-kind={event.kind}
+      {...rowProps(event, selected, name, channel)}
       data-method={attr(event.rpc?.method) ?? ''}
       data-status={event.http?.status}
       data-error={error || undefined}

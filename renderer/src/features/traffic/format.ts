@@ -24,32 +24,6 @@ export function isSeparator(e: TraceEvent): boolean {
   return e.kind === 'session' || e.kind === 'reconnect' || e.kind === 'state' || e.kind === 'era';
 }
 
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-
-/** HH:MM:SS.mmm, local time. */
-export function formatTime(ts: number): string {
-  const d = new Date(ts);
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
-}
-
-export function formatBytes(bytes: number | undefined): string {
-  if (bytes === undefined) return '';
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-export function formatMs(ms: number | undefined): string {
-  if (ms === undefined) return '';
-  if (ms < 10) return `${ms.toFixed(2)} ms`;
-  if (ms < 1000) return `${ms.toFixed(1)} ms`;
-  return `${(ms / 1000).toFixed(2)} s`;
-}
-
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
 export const DIR_ARROW: Record<TraceEvent['dir'], string> = { out: '→', in: '←', none: '·' };
 
 export function shortSession(session: string | undefined): string {
@@ -128,11 +102,4 @@ export function curlCommand(request: TraceEvent, streamed: boolean): string {
   if (request.body !== undefined) lines.push(`--data-raw ${shellWord(typeof request.body === 'string' ? request.body : safeStringify(request.body))}`);
   if (streamed) lines.push('-N');
   return lines.join(' \\\n  ');
-}
-
-/** Text for a body: JSON pretty-printed, strings as they are. */
-export function bodyText(body: unknown): string {
-  if (body === undefined) return '';
-  if (typeof body === 'string') return body;
-  return safeStringify(body, { space: 2 });
 }

@@ -1,5 +1,3 @@
-/** What other views use from Traffic: its formatters, the servers of imported traces, trace files, and a body as it came. */
-export { bodyText, formatBytes, formatMs, formatTime } from './format';
-export { rawBodyText } from './raw-body';
+/** What other views use from Traffic: the servers of imported traces and trace files. */
 export { exportTraceFile, pickAndImportTrace } from './trace-files';
 export { importedServers } from './traffic-store';

@@ -8,7 +8,7 @@ import type { SwitchboardApi as Api } from '../../../../contract/client';
 import { bulkTransfer, downloadTrace, uploadTrace } from '../../api/bulk';
 import { downloadText } from '../../components/download';
 import { navigation } from '../../state/navigation';
-import { formatCount } from './format';
+import { formatCount } from '../../components/format';
 import { importedServers } from './traffic-store';
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));

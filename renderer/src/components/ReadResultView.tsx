@@ -1,10 +1,12 @@
 /** The outcome of one `resources/read`: its contents by type, timing, and the raw response. */
-import { Alert, Button, Group, Stack, Text } from '@mantine/core';
+import { Alert, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
-import type { Result } from '../../../../contract';
-import { JsonTree } from '../../components/JsonTree';
+import type { Result } from '../../../contract';
+import { JsonTree } from './JsonTree';
 import { ContentItemView, asContentItem } from './ContentView';
-import classes from './resources.module.css';
+import { formatMs, plural } from './format';
+import { RawResult, ResultHeader } from './ResultHeader';
+import classes from './content.module.css';
 
 export type ReadOutcome =
   | { ok: true; serverId: string; uri: string; at: number; value: Result<'readResource'> }
@@ -28,24 +30,14 @@ export function ReadResultView({ outcome }: { outcome: ReadOutcome }) {
   const contents: unknown[] = Array.isArray(result.contents) ? result.contents : [];
   return (
     <Stack gap="xs" data-testid="resource-result">
-      <Group gap="xs" justify="space-between">
-        <Group gap="xs">
-          <Text size="sm" fw={600}>
-            Result
-          </Text>
-          <Text size="xs" c="dimmed" data-testid="resource-duration">
-            {durationMs.toFixed(0)} ms · {contents.length} {contents.length === 1 ? 'item' : 'items'} · read at {new Date(outcome.at).toLocaleTimeString([], { hour12: false })}
-          </Text>
-        </Group>
-        <Button size="compact-xs" variant="subtle" onClick={() => setRaw(!raw)} data-testid="resource-raw-toggle">
-          {raw ? 'Hide raw response' : 'Raw response'}
-        </Button>
-      </Group>
-      {raw && (
-        <div className={classes.jsonBox}>
-          <JsonTree value={result} expandDepth={3} testId="resource-raw" />
-        </div>
-      )}
+      <ResultHeader
+        summary={`${formatMs(durationMs)} · ${plural(contents.length, 'item')} · read at ${new Date(outcome.at).toLocaleTimeString([], { hour12: false })}`}
+        summaryTestId="resource-duration"
+        raw={raw}
+        onRaw={setRaw}
+        rawToggleTestId="resource-raw-toggle"
+      />
+      {raw && <RawResult value={result} expandDepth={3} testId="resource-raw" />}
       {!Array.isArray(result.contents) && (
         <Alert color="orange" variant="light" p="xs">
           The response has no <code>contents</code> array; see the raw response.

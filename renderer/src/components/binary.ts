@@ -2,8 +2,7 @@
  * Base64 payloads from servers (resource blobs, image and audio content): which ones may be
  * shown inline, and saving the rest as files. Everything here treats the payload as hostile.
  */
-import { downloadBytes } from '../../components/download';
-import { baseMime, cleanBase64, decodeBase64 } from './base64';
+import { baseMime, cleanBase64 } from './base64';
 
 export { base64Size, cleanBase64, decodeBase64, decodeTextPreview, isTextualMime, TEXT_PREVIEW_BYTES, type TextPreview } from './base64';
 
@@ -42,16 +41,5 @@ export function fileNameFor(uri: string, mimeType?: string): string {
     else name += '.bin';
   }
   return name;
-}
-
-/** Saves a base64 payload as a file from the page (no Node access needed). */
-export function downloadBase64(filename: string, data: string): void {
-  downloadBytes(filename, decodeBase64(data));
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 

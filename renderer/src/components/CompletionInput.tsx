@@ -5,9 +5,9 @@
  */
 import { Autocomplete, Loader, Text } from '@mantine/core';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import type { ArgsIn } from '../../../../contract';
-import { errorDetailOf } from '../../../../contract/client';
-import { useApi } from '../../api/context';
+import type { ArgsIn } from '../../../contract';
+import { errorDetailOf } from '../../../contract/client';
+import { useApi } from '../api/context';
 
 export type CompletionRef = ArgsIn<'complete'>['ref'];
 

@@ -4,7 +4,7 @@
  * 1 = most important) and `lastModified` (an ISO 8601 time). Read out of hostile input: what
  * does not fit the spec is reported as it is, never dropped silently.
  */
-import { safeStringify } from '../../../../contract/bounded-json';
+import { safeStringify } from '../../../contract/bounded-json';
 
 export interface ReadAnnotations {
   audience?: string[];

@@ -4,8 +4,8 @@
  * its original text kept beside it), else the body itself (a string, or JSON within the limit,
  * which serializes back faithfully). Never a re-serialization of a cut value.
  */
-import { safeStringify } from '../../../../contract/bounded-json';
-import type { TraceEvent } from '../../../../contract/trace';
+import { safeStringify } from '../../../contract/bounded-json';
+import type { TraceEvent } from '../../../contract/trace';
 
 /** `raw` is added to trace events by main (see contract/trace.ts); older traces lack it. */
 type WithRaw = TraceEvent & { raw?: unknown };
@@ -19,6 +19,12 @@ export function rawBodyText(event: TraceEvent, payload: unknown): { text: string
   const raw = rawOf(event);
   if (raw !== undefined) return { text: raw, exact: true };
   if (payload === undefined) return { text: event.text ?? '', exact: true };
-  if (typeof payload === 'string') return { text: payload, exact: true };
-  return { text: safeStringify(payload, { space: 2 }), exact: false };
+  return { text: bodyText(payload), exact: typeof payload === 'string' };
+}
+
+/** Text for a body: JSON pretty-printed, strings as they are. */
+export function bodyText(body: unknown): string {
+  if (body === undefined) return '';
+  if (typeof body === 'string') return body;
+  return safeStringify(body, { space: 2 });
 }

@@ -5,9 +5,9 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useViewState } from '../../state/useViewState';
-import { viewMemory } from '../../state/view-memory';
-import classes from './resources.module.css';
+import { useViewState } from '../state/useViewState';
+import { viewMemory } from '../state/view-memory';
+import classes from './content.module.css';
 
 export interface ListGroup<T> {
   id: string;

@@ -5,14 +5,14 @@
  * resources, image content) and tool results (embedded resources, links read in place). All of
  * it is hostile input: text only, SVG never inline, downloads typed as generic binary.
  */
-import { TextCutNotice } from '../../components/Truncated';
-import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Paper, Stack, Text, Tooltip } from '@mantine/core';
 import { useMemo, useState } from 'react';
-import { JsonTree } from '../../components/JsonTree';
-import { copyText, downloadText } from '../../components/download';
+import { ClippedPre, ModeSwitch, PayloadBody, TREE_RAW, type CutTestIds, type PayloadMode } from './PayloadView';
+import { copyText, downloadBase64, downloadText } from './download';
+import { formatBytes } from './format';
 import { AnnotationChips } from './Annotations';
-import { base64Size, decodeTextPreview, downloadBase64, fileNameFor, formatBytes, inlineAudioSrc, inlineImageSrc, isTextualMime, TEXT_PREVIEW_BYTES } from './binary';
-import classes from './resources.module.css';
+import { base64Size, decodeTextPreview, fileNameFor, inlineAudioSrc, inlineImageSrc, isTextualMime, TEXT_PREVIEW_BYTES } from './binary';
+import classes from './content.module.css';
 
 const TEXT_CLIP = 200_000;
 
@@ -97,7 +97,7 @@ function ItemAnnotations({ item }: { item: ContentItem }) {
 
 function TextContent({ item, text, testId }: { item: ContentItem; text: string; testId: string }) {
   const json = useMemo(() => parseJsonText(text, item.mimeType), [text, item.mimeType]);
-  const [mode, setMode] = useState<'tree' | 'raw'>('tree');
+  const [mode, setMode] = useState<PayloadMode>('tree');
   const [copied, setCopied] = useState(false);
   const copy = () => {
     void copyText(text).then(() => {
@@ -110,18 +110,7 @@ function TextContent({ item, text, testId }: { item: ContentItem; text: string; 
     <Paper withBorder p="xs" radius="sm" data-testid={testId} data-kind={kind}>
       <Stack gap={6}>
         <Header item={item} kind={kind} size={`${text.length.toLocaleString()} chars`}>
-          {json && (
-            <SegmentedControl
-              size="xs"
-              value={mode}
-              onChange={(v) => setMode(v as 'tree' | 'raw')}
-              data={[
-                { value: 'tree', label: 'Tree' },
-                { value: 'raw', label: 'Raw' },
-              ]}
-              data-testid="content-json-mode"
-            />
-          )}
+          {json && <ModeSwitch value={mode} onChange={setMode} options={TREE_RAW} testId="content-json-mode" />}
           <Button size="compact-xs" variant="default" onClick={copy} data-testid="content-copy">
             {copied ? 'Copied' : 'Copy'}
           </Button>
@@ -130,29 +119,19 @@ function TextContent({ item, text, testId }: { item: ContentItem; text: string; 
           </Button>
         </Header>
         <ItemAnnotations item={item} />
-        {json && mode === 'tree' ? (
-          <div className={classes.jsonBox}>
-            <JsonTree value={json.value} expandDepth={3} testId="content-json" />
-          </div>
-        ) : (
-          <ClippedText text={text} />
-        )}
+        <PayloadBody mode={mode} value={json?.value} text={text} expandDepth={3} treeTestId="content-json" treeClassName={classes.jsonBox} {...CLIPPED} />
       </Stack>
     </Paper>
   );
 }
 
+const CONTENT_CUT: CutTestIds = { notice: 'content-truncated', showAll: 'content-show-all', save: 'content-save' };
+
+/** How a content's text shows: cut past TEXT_CLIP, as hostile text (bidi isolated, wrapped). */
+const CLIPPED = { limit: TEXT_CLIP, filename: 'resource.txt', rawClassName: `${classes.pre} ${classes.hostile}`, rawTestId: 'content-text', cutTestIds: CONTENT_CUT };
+
 export function ClippedText({ text, testId = 'content-text', style }: { text: string; testId?: string; style?: React.CSSProperties }) {
-  const [full, setFull] = useState(false);
-  const clipped = !full && text.length > TEXT_CLIP;
-  return (
-    <>
-      <pre className={`${classes.pre} ${classes.hostile}`} style={style} data-testid={testId}>
-        {clipped ? text.slice(0, TEXT_CLIP) : text}
-      </pre>
-      {text.length > TEXT_CLIP && <TextCutNotice total={text.length} shown={clipped ? TEXT_CLIP : text.length} all={!clipped} onShowAll={() => setFull(true)} text={text} filename="resource.txt" testId="content-truncated" showAllTestId="content-show-all" saveTestId="content-save" />}
-    </>
-  );
+  return <ClippedPre text={text} limit={CLIPPED.limit} filename={CLIPPED.filename} className={CLIPPED.rawClassName} style={style} testId={testId} cutTestIds={CLIPPED.cutTestIds} />;
 }
 
 function BlobContent({ item, data, testId, downloadTestId }: { item: ContentItem; data: string; testId: string; downloadTestId: string }) {
