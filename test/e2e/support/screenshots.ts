@@ -15,7 +15,9 @@ export const shot = (name: string): string => join(SCREENSHOT_DIR, name);
  */
 export async function settled(page: Page): Promise<void> {
   // A string expression: this file is type-checked without the DOM library. getAnimations() flushes styles first, so a change just made is seen.
-  await page.waitForFunction(`document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity)`);
+  // (Polled with evaluate: the page's CSP forbids waitForFunction's string eval.)
+  const still = `document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity)`;
+  await expect.poll(() => page.evaluate(still), { intervals: [16, 50, 100] }).toBe(true);
 }
 
 /**
