@@ -9,6 +9,7 @@ import { CHANNELS, type Channel, type ServerSnapshot, type TimeBucket } from '..
 import { createCore } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { ERROR_CLASSES, MAX_LATENCY_METHODS, buildSeries, buildSummary, clock, formatCount, formatRate, percentile, safeLabel } from '../../renderer/src/features/charts/series';
+import { call } from '../support/core-calls';
 import { T0 } from '../support/trace-events';
 
 const bucket = (t: number, extra: Partial<TimeBucket> = {}): TimeBucket => ({ t, messages: {}, errors: { http4xx: 0, http5xx: 0, rpc: 0, transport: 0 }, bytes: 0, latency: {}, inFlight: 0, ...extra });
@@ -141,9 +142,7 @@ describe('buildSeries', () => {
         core.trace.record({ server: 's', channel: 'stdio', kind: 'jsonrpc-out', dir: 'out', rpc: { id, method: id % 3 ? 'tools/call' : 'ping', kind: 'request' }, ts: now + id * 100 });
         core.trace.record({ server: 's', channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: id % 10 === 0 ? { id, kind: 'error', errorCode: -1, errorMessage: 'x' } : { id, kind: 'result' }, ts: now + id * 100 + 20 });
       }
-      const reply = await core.dispatch('snapshots', {});
-      if (!reply.ok) throw new Error(reply.error.message);
-      const snapshots = reply.result as ServerSnapshot[];
+      const snapshots = (await call(core, 'snapshots', {})) as ServerSnapshot[];
       expect(snapshots.map((s) => s.server)).toEqual(['s']);
       const series = buildSeries(snapshots, now + 3_000, 60, 60);
       expect(sum(series.messages.map((p) => p.stdio ?? 0))).toBe(60);

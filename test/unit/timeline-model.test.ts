@@ -10,6 +10,7 @@ import { createCore } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { MAX_ROWS, ModelSync, TimelineModel, afterSeq, laneOrder, lowerBound, spanStart, tickTs, type Lane, type Span } from '../../renderer/src/features/timeline/model';
 import { startFixture, type RunningFixture } from '../fixtures/everything/harness';
+import { call } from '../support/core-calls';
 import { EventLog, T0 } from '../support/trace-events';
 
 const fold = (events: readonly TraceEvent[]): TimelineModel => {
@@ -453,13 +454,9 @@ describe('a recorded trace', () => {
   it('folds a real connect, list and call: every request answered, the model counts the whole trace', async () => {
     const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 't' });
     try {
-      const added = await core.dispatch('addServer', { name: 'real', target: { type: 'http', url: fixture.url }, era: 'auto', pingIntervalSec: 0 });
-      if (!added.ok) throw new Error(added.error.message);
-      const id = (added.result as { id: string }).id;
-      const connected = await core.dispatch('connectServer', { id });
-      expect(connected.ok && (connected.result as { state: string }).state).toBe('connected');
-      const called = await core.dispatch('callTool', { tool: 'real__echo', args: { text: 'hi' } });
-      expect(called.ok).toBe(true);
+      const { id } = await call(core, 'addServer', { name: 'real', target: { type: 'http', url: fixture.url }, era: 'auto', pingIntervalSec: 0 });
+      expect((await call(core, 'connectServer', { id })).state).toBe('connected');
+      await call(core, 'callTool', { tool: 'real__echo', args: { text: 'hi' } });
 
       const events = [...core.trace.store.all()];
       const sync = new ModelSync();

@@ -75,6 +75,20 @@ function inputs(n: number, server = 's'): TraceEventInput[] {
   return out.slice(0, n);
 }
 
+describe('TraceBuffer', () => {
+  it('a push of events it already loaded is not appended twice', async () => {
+    const w = world();
+    w.record(inputs(300));
+    const pushed = new Promise<number>((resolve) => disposers.push(w.api.on('traceBatch', ({ events }) => resolve(events.length))));
+    const buffer = await liveBuffer(w); // loads all 300 before the batch that carries them is pushed
+    expect(await pushed).toBe(300);
+    expect(buffer.events.map((e) => e.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    w.record(inputs(5));
+    await expect.poll(() => buffer.events.length).toBe(305);
+    expect(new Set(buffer.events.map((e) => e.seq)).size).toBe(305);
+  });
+});
+
 describe('seq search', () => {
   it('firstAfter and findSeq agree with a scan, with and without gaps', () => {
     fc.assert(
