@@ -59,24 +59,25 @@ test('one server dies; the others keep answering; the dead one retries with grow
 
   // Record the attempts the sidebar shows, and the delay each one announces.
   const seen = new Map<number, number>();
-  const deadline = Date.now() + 40_000;
-  while (seen.size < 3 && Date.now() < deadline) {
+  const texts: string[] = [];
+  /** Reads the sidebar once; resolves with how many attempts have been seen. */
+  const record = async (): Promise<number> => {
     if (await reconnecting.isVisible()) {
       const attempt = Number(await reconnecting.getAttribute('data-attempt'));
       const delayMs = Number(await reconnecting.getAttribute('data-delay-ms'));
-      const text = (await reconnecting.textContent()) ?? '';
-      expect(text).toMatch(/reconnecting in \d+ s \(attempt \d+\)/);
+      texts.push((await reconnecting.textContent()) ?? '');
       if (attempt && delayMs && !seen.has(attempt)) seen.set(attempt, delayMs);
     }
-    // Meanwhile the other two servers keep answering.
-    if (seen.size === 1) {
-      const a = await callTool(page, 'local__echo', { text: 'still here' });
-      await expect(a.getByTestId('tool-result-text')).toHaveText('echo: still here');
-      const b = await callTool(page, 'modern__add', { a: 1, b: 2 });
-      await expect(b.getByTestId('tool-result-structured')).toContainText('"sum": 3');
-    }
-    await page.waitForTimeout(200);
-  }
+    return seen.size;
+  };
+  await expect.poll(record, { timeout: 40_000, intervals: [200] }).toBeGreaterThanOrEqual(1);
+  // Meanwhile the other two servers keep answering.
+  const a = await callTool(page, 'local__echo', { text: 'still here' });
+  await expect(a.getByTestId('tool-result-text')).toHaveText('echo: still here');
+  const b = await callTool(page, 'modern__add', { a: 1, b: 2 });
+  await expect(b.getByTestId('tool-result-structured')).toContainText('"sum": 3');
+  await expect.poll(record, { timeout: 40_000, intervals: [200] }).toBeGreaterThanOrEqual(3);
+  for (const text of texts) expect(text).toMatch(/reconnecting in \d+ s \(attempt \d+\)/);
   const attempts = [...seen.entries()].sort((x, y) => x[0] - y[0]);
   console.log('reconnect attempts seen in the UI (attempt → delay ms):', JSON.stringify(attempts));
   expect(attempts.length).toBeGreaterThanOrEqual(3);

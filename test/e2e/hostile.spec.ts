@@ -9,7 +9,7 @@ import { HOSTILE_TOOL_NAMES, hostileStdioCommand } from '../fixtures/hostile/har
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { openTool, run, showJson, toolDetail } from './support/tools';
 import { addServer, shellQuote } from './support/ui';
-import { shot } from './support/screenshots';
+import { settled, shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 
@@ -143,15 +143,17 @@ test('hostile server data is shown as inert text in every panel', async ({ page 
   await assertInert(page);
   await all.getByTestId('tool-response').evaluate((el) => (el.scrollTop = 0));
   await page.mouse.move(0, 0);
-  await page.waitForTimeout(400);
+  await settled(page);
   await page.screenshot({ path: shot('hostile.png') });
 
   // The other views that show server data.
+  // Each shows the hostile server's data (its resource, its prompt, the log lines of log_bomb) before it is checked.
+  const shown: Record<string, string> = { resources: 'resource-item', prompts: 'prompt-item', logs: 'log-line' };
   for (const view of ['resources', 'prompts', 'logs']) {
     const tab = page.getByTestId(`view-${view}`);
     if ((await tab.count()) === 0) continue;
     await tab.click();
-    await page.waitForTimeout(800);
+    await expect(page.getByTestId(shown[view]!).first()).toBeVisible({ timeout: 10_000 });
     await assertInert(page);
     await respondsQuickly(page);
   }

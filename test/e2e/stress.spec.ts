@@ -71,7 +71,9 @@ test('a 20,000-notification flood with the Traffic view open', async ({ page }) 
       const at = Date.now();
       clicks.push({ at, rows, on, ...(await timeClick(page, errorsOnly, filteredIs(on))) });
       if (on) await expect(page.getByTestId('traffic-count')).toContainText('matching');
-      await page.waitForTimeout(200);
+      // the next click against newer data: another batch arrived (or the flood is over)
+      const seen = reportedTotal;
+      await expect.poll(() => reportedTotal > seen || reportedTotal >= before + FLOOD, { timeout: 60_000, intervals: [50] }).toBe(true);
     }
   }
 

@@ -8,7 +8,7 @@ import { startTasksFixture } from '../fixtures/tasks/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { openTool, showJson, toolDetail } from './support/tools';
 import { addServer } from './support/ui';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 
 let app: BrowserModeApp;
 let fx: Awaited<ReturnType<typeof startTasksFixture>>;
@@ -59,7 +59,8 @@ test('long_job as a task: working → completed with its result; a second one ca
   await expect(rows).toHaveCount(2);
   const second = rows.first();
   await expect(second).toHaveAttribute('data-status', 'working');
-  await page.waitForTimeout(1200);
+  // cancelled while it works: at least a second in, as a later tasks/get shows
+  await expect(second.getByTestId('task-status-message')).toContainText(/\b[1-5]?\d s left/, { timeout: 10_000 }); // 59 or less of 60
   await second.getByTestId('task-cancel').click();
   await expect(second).toHaveAttribute('data-status', 'cancelled');
   await expect(second.getByTestId('task-cancel')).toHaveCount(0);
@@ -76,12 +77,8 @@ test('long_job as a task: working → completed with its result; a second one ca
   await expect(rows).toHaveCount(4);
   await expect(rows.first()).toHaveAttribute('data-status', 'working');
   await openTool(page, 'tasks__long_job');
-  await page.waitForTimeout(700);
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: shot('tasks-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: shot('tasks-dark.png') });
+  await expect(rows.first().getByTestId('task-status-message')).toContainText('s left');
+  await bothThemes(page, 'tasks');
   await rows.first().getByTestId('task-cancel').click();
   await expect(rows.first()).toHaveAttribute('data-status', 'cancelled');
 });

@@ -10,7 +10,7 @@ import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtu
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { field, jsonArgs, openTool, pickOption, progressValue, run, showForm, showJson, toolDetail } from './support/tools';
 import { addServer, callTool, shellQuote } from './support/ui';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 import { apiCall } from './support/charts';
 
 let app: BrowserModeApp;
@@ -124,9 +124,8 @@ test('slow_count: the progress bar moves, and Cancel ends the call promptly', as
   await expect(detail.getByTestId('tool-running')).toBeVisible();
   await expect.poll(() => progressValue(page), { timeout: 5_000 }).toBeGreaterThan(0);
   const first = await progressValue(page);
-  await page.waitForTimeout(700);
-  const second = await progressValue(page);
-  expect(second).toBeGreaterThan(first);
+  // the bar moves: a later step's notification arrives and is shown
+  await expect.poll(() => progressValue(page), { timeout: 5_000 }).toBeGreaterThan(first);
   await expect(detail.getByTestId('tool-progress-text')).toContainText('/ 50');
   await expect(detail.getByTestId('tool-progress-text')).toContainText(/step \d+\/50/);
   const elapsed = await detail.getByTestId('tool-elapsed').textContent();
@@ -229,13 +228,7 @@ test('screenshots: a nested form and a structured result, light and dark', async
   await expect(detail.getByTestId('tool-output-valid')).toBeVisible();
   // The nested part of the form (items, shipping.address) in view; the response stays in view beside it.
   await detail.locator('[data-field="items"]').evaluate((el) => el.scrollIntoView({ block: 'start' }));
-  await page.mouse.move(0, 0);
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.waitForTimeout(400);
-  await page.screenshot({ path: shot('tools-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: shot('tools-dark.png') });
+  await bothThemes(page, 'tools', { pointer: { x: 0, y: 0 } });
 });
 
 test('explorer: search, flat/grouped, collision badges listing the other servers', async ({ page }) => {

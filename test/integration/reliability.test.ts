@@ -111,6 +111,11 @@ class World {
     return { ...reply, ms: performance.now() - started };
   }
 
+  /** A tools/list through the server's live client (both eras): a request that round-trips after everything sent before it. */
+  async roundTrip(id: string): Promise<void> {
+    await this.core.connections.get(id)!.withClient('tools/list', true, (client, timeoutMs) => client.listTools(undefined, { timeout: timeoutMs }));
+  }
+
   async tools(serverId?: string): Promise<ToolEntry[]> {
     const reply = await this.core.dispatch('listTools', serverId ? { serverId } : {});
     if (!reply.ok) throw new Error(reply.error.message);
@@ -124,6 +129,11 @@ class World {
   /** Every tools/call that left Switchboard for this server: HTTP POSTs or stdio lines. */
   toolCallsSent(server: string): TraceEvent[] {
     return this.events(server).filter((e) => (e.kind === 'http-request' || e.kind === 'jsonrpc-out') && e.rpc?.kind === 'request' && e.rpc.method === 'tools/call');
+  }
+
+  /** The `text` argument of every tools/call sent to this server, in the order they went out. */
+  toolCallTexts(server: string): unknown[] {
+    return this.toolCallsSent(server).map((e) => (e.body as { params?: { arguments?: { text?: unknown } } } | undefined)?.params?.arguments?.text);
   }
 
   /** The events of one HTTP exchange. */
@@ -152,18 +162,21 @@ function heartbeat(world: World, tool = 'healthy__echo') {
   let stopped = false;
   let ok = 0;
   const failures: string[] = [];
+  let answered!: () => void;
+  const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
   const loop = (async () => {
     while (!stopped) {
       const reply = await world.call(tool, { text: 'beat' });
       if (reply.ok) ok++;
       else failures.push(reply.error.message);
-      await sleep(25);
+      answered();
+      await sleep(25); // pacing of the load, not a wait before an assertion
     }
   })();
   return {
     /** Stops after at least one answer; resolves with what happened. */
     async stop(): Promise<{ ok: number; failures: string[] }> {
-      while (ok + failures.length === 0) await sleep(10);
+      await firstAnswer;
       stopped = true;
       await loop;
       return { ok, failures };
@@ -339,13 +352,15 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     const failed = await world.call('lab__echo', { text: 'a' });
     expect(errorOf(failed)).toContain('Error POSTing to endpoint');
     expect(errorOf(failed)).toContain('HTTP 503');
-    await sleep(300); // nothing goes out behind the user's back
-    expect(world.toolCallsSent(labId)).toHaveLength(1);
+    // Nothing goes out behind the user's back: a repeat would be sent before the call settles,
+    // and any later one would show between 'a' and the next call, or after it by the end.
+    expect(world.toolCallTexts(labId)).toEqual(['a']);
     expect(textOf(await world.call('lab__echo', { text: 'b' }))).toContain('echo: b');
+    expect(world.toolCallTexts(labId)).toEqual(['a', 'b']);
     await expectHealthyThroughout(world, beat);
 
     expect(world.states(labId)).toEqual(['connecting', 'connected']);
-    expect(world.toolCallsSent(labId)).toHaveLength(2);
+    expect(world.toolCallTexts(labId)).toEqual(['a', 'b']);
     expect(responseOf(callExchange(world, labId, 0))!.http).toMatchObject({ status: 503, headers: expect.objectContaining({ 'retry-after': '2' }) });
     world.expectGapless();
   });
@@ -484,8 +499,8 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     const third = await world.call('lab__echo', { text: '3' });
     // Switchboard would sign in, but the server publishes no OAuth metadata: the 401 is reported as it came.
     expect(errorOf(third)).toMatch(/^lab: tools\/call failed with HTTP 401\. The server answered HTTP 401 \(invalid_token: The access token expired\) and publishes no OAuth metadata/);
-    await sleep(200);
-    expect(world.toolCallsSent(labId)).toHaveLength(3);
+    // Not retried: a repeat would go out before the call settles; the check at the end (after a reconnect and more calls) catches a late one.
+    expect(world.toolCallTexts(labId)).toEqual(['1', '2', '3']);
     const challenge = responseOf(callExchange(world, labId, 2))!.http!;
     expect(challenge.status).toBe(401);
     expect(challenge.headers!['www-authenticate']).toContain('error="invalid_token"');
@@ -499,10 +514,16 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     expect(status).toMatchObject({ state: 'error', errorKind: 'auth' });
     expect(status.error).toContain(`${flaky.url}: The server answered HTTP 401`);
     expect(status.error).toMatch(/Switchboard did not retry, because HTTP 401 asks for a sign-in, not a retry\.$/);
-    await sleep(4 * BACKOFF_MS);
+    // A retry is decided when the attempt fails, before connect resolves: it would have traced a
+    // `reconnect` with its delay and put the next attempt's time in the status.
+    expect(status.nextAttemptAt).toBeUndefined();
     expect(world.states(labId)).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'error']);
     expect(world.reconnectDelays(labId)).toEqual([]);
     await expectHealthyThroughout(world, beat);
+    // and still nothing, after the healthy server's round trips
+    expect(world.states(labId)).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'error']);
+    expect(world.reconnectDelays(labId)).toEqual([]);
+    expect(world.toolCallTexts(labId)).toEqual(['1', '2', '3']);
     world.expectGapless();
   });
 
@@ -514,8 +535,8 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
 
     const failed = await world.call('lab__echo', { text: 'a' });
     expect(errorOf(failed)).toMatch(/^lab: tools\/call failed with HTTP 403\. The server answered HTTP 403 \(insufficient_scope: The request requires scope files:write\) and publishes no OAuth metadata/);
-    await sleep(200);
-    expect(world.toolCallsSent(labId)).toHaveLength(1); // no step-up: the server publishes no OAuth metadata
+    // no step-up (the server publishes no OAuth metadata): a repeat would go out before the call settles; checked again at the end
+    expect(world.toolCallTexts(labId)).toEqual(['a']);
     const challenge = responseOf(callExchange(world, labId, 0))!.http!;
     expect(challenge.status).toBe(403);
     expect(challenge.headers!['www-authenticate']).toMatch(/error="insufficient_scope".*scope="files:write"/);
@@ -527,10 +548,14 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     const status = world.status(labId);
     expect(status).toMatchObject({ state: 'error', errorKind: 'auth' });
     expect(status.error).toMatch(/The server answered HTTP 403 \(insufficient_scope: .*files:write\) and publishes no OAuth metadata.* Switchboard did not retry, because HTTP 403 asks for a sign-in, not a retry\.$/);
-    await sleep(4 * BACKOFF_MS);
+    // A retry is decided before connect resolves (a traced `reconnect`, the next attempt's time in the status).
+    expect(status.nextAttemptAt).toBeUndefined();
     expect(world.reconnectDelays(labId)).toEqual([]);
     expect(world.states(labId)).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'error']);
     await expectHealthyThroughout(world, beat);
+    expect(world.reconnectDelays(labId)).toEqual([]);
+    expect(world.states(labId)).toEqual(['connecting', 'connected', 'disconnected', 'connecting', 'error']);
+    expect(world.toolCallTexts(labId)).toEqual(['a']);
     world.expectGapless();
   });
 
@@ -686,14 +711,14 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     const stormEvents = () => world.events(labId).filter((e) => e.kind === 'sse-event' && e.rpc?.method === 'notifications/tools/list_changed');
     await expect.poll(() => stormEvents().length, { timeout: 30_000 }).toBe(200);
     expect(new Set(stormEvents().map((e) => e.channel))).toEqual(new Set([era === 'legacy' ? 'get' : 'listen']));
-    // wait for the refreshes to settle
-    await expect.poll(() => listRequests(), { timeout: 5_000 }).toBeGreaterThan(before);
-    let settled = listRequests();
-    for (;;) {
-      await sleep(400);
-      if (listRequests() === settled) break;
-      settled = listRequests();
-    }
+    // The refresh is debounced (trailing): the last one starts after the last notification; once it is answered, nothing else is due.
+    const lastStorm = stormEvents().at(-1)!.seq;
+    const finalRefreshAnswered = () => {
+      const request = world.events(labId).find((e) => e.kind === 'http-request' && e.rpc?.method === 'tools/list' && e.seq > lastStorm);
+      return request !== undefined && world.exchange(labId, request.exchange).some((e) => e.rpc?.kind === 'result');
+    };
+    await expect.poll(finalRefreshAnswered, { timeout: 5_000 }).toBe(true);
+    const settled = listRequests();
     const refreshes = settled - before;
     expect(refreshes).toBeGreaterThanOrEqual(1);
     expect(refreshes).toBeLessThanOrEqual(10); // debounced: far fewer than 200
@@ -704,6 +729,8 @@ describe.each(ERAS)('HTTP faults, %s era', (era) => {
     expect(world.status(labId).state).toBe('connected');
     // The refresh re-announces "connected" with the tool count: never another state.
     expect(new Set(world.states(labId).slice(1))).toEqual(new Set(['connected']));
+    // No refresh after the final one, through the calls since.
+    expect(listRequests()).toBe(settled);
     world.expectGapless();
   });
 });
@@ -866,11 +893,16 @@ describe.each(ERAS)('stdio faults, %s era', (era) => {
     const dropped = world.statuses(labId).find((s) => s.state === 'reconnecting')!;
     expect(dropped.error).toMatch(/^The connection to "lab" closed unexpectedly \(".+"\)\. Its stderr is in Logs\.$/);
     expect((await world.tools(labId)).map((t) => t.name)).toContain('lab__echo');
-    await sleep(200);
+    // A re-send would go out on the new process's stdin with the reconnect, before a later request
+    // does (one ordered stream; every tools/call kills this lab, so the later one is a tools/list).
+    const lists = () => world.events(labId).filter((e) => e.kind === 'jsonrpc-out' && e.rpc?.method === 'tools/list').length;
+    const listsBefore = lists();
+    await world.roundTrip(labId);
+    expect(lists()).toBe(listsBefore + 1);
     await expectHealthyThroughout(world, beat);
 
     const events = world.events(labId);
-    expect(world.toolCallsSent(labId)).toHaveLength(1);
+    expect(world.toolCallTexts(labId)).toEqual(['boom']);
     expect(events.filter((e) => e.kind === 'spawn')).toHaveLength(2);
     expect(events.filter((e) => e.kind === 'exit').map((e) => [e.meta?.code, e.meta?.expected])).toEqual([[70, false]]);
     // the half response line written before dying

@@ -10,6 +10,17 @@ export const SCREENSHOT_DIR = process.env.SWITCHBOARD_SCREENSHOT_DIR ?? 'test-re
 export const shot = (name: string): string => join(SCREENSHOT_DIR, name);
 
 /**
+ * Waits until the page holds still for a picture: no finite CSS transition or animation running
+ * (the theme's colour change, a tooltip or menu fading out). Spinners run forever and are not waited for.
+ */
+export async function settled(page: Page): Promise<void> {
+  // A string expression: this file is type-checked without the DOM library. getAnimations() flushes styles first, so a change just made is seen.
+  // (Polled with evaluate: the page's CSP forbids waitForFunction's string eval.)
+  const still = `document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity)`;
+  await expect.poll(() => page.evaluate(still), { intervals: [16, 50, 100] }).toBe(true);
+}
+
+/**
  * Light and dark pictures of the page as it is (the app follows the OS colour scheme, which
  * Playwright emulates), then back to light. `pointer`: where to park the mouse first, so no
  * tooltip of the last click is left in the picture.
@@ -19,8 +30,7 @@ export async function bothThemes(page: Page, name: string, options: { pointer?: 
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
-    // Let the theme's colour transitions finish before the picture (not an assertion).
-    await page.waitForTimeout(300);
+    await settled(page);
     await page.screenshot({ path: shot(`${name}-${scheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });

@@ -183,7 +183,8 @@ export function checkField(field: FieldModel, value: unknown): string | undefine
       if (field.maxLength !== undefined && value.length > field.maxLength) return `At most ${field.maxLength} characters`;
       if (field.pattern) {
         const re = safeRegExp(field.pattern);
-        if (re && !re.test(value)) return `Must match ${field.pattern.slice(0, 120)}`;
+        // a pattern that cannot be used (invalid, too long) fails in main too (main/core/requests/elicitation.ts): say so before sending
+        if (!re || !re.test(value)) return `Must match ${field.pattern.slice(0, 120)}`;
       }
       if (field.kind === 'email' && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) return 'Must be an e-mail address';
       if (field.kind === 'uri' && !isUri(value)) return 'Must be a URI, such as https://example.com';

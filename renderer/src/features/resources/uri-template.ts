@@ -71,7 +71,7 @@ function encode(value: string, allowReserved: boolean): string {
     if (UNRESERVED.test(ch)) out += ch;
     else if (allowReserved && RESERVED.test(ch)) out += ch;
     else if (allowReserved && ch === '%' && /^[0-9A-Fa-f]{2}$/.test((chars[i + 1] ?? '') + (chars[i + 2] ?? ''))) out += ch;
-    else out += encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    else out += encodeURIComponent(/^[\uD800-\uDFFF]$/.test(ch) ? '\uFFFD' : ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`); // a lone surrogate (a server's completion, a paste) would throw
   }
   return out;
 }

@@ -254,7 +254,7 @@ export class TimelineModel {
         span.stream = event.http?.contentType?.startsWith('text/event-stream') ?? false;
         const status = event.http?.status ?? 0;
         const disabled = status === 405 && (event.channel === 'get' || event.channel === 'delete');
-        if (status >= 400 && !disabled) {
+        if (status >= 400 && !disabled && event.negotiation !== 'answer') {
           span.status = 'error';
           this.error(event);
         }
@@ -365,7 +365,7 @@ export class TimelineModel {
       if (!span) continue;
       this.pending.delete(key);
       span.detail = why;
-      this.close(span, event, 'error');
+      this.close(span, event, event.negotiation === 'answer' ? 'ok' : 'error'); // the version probe's expected refusal is not an error
     }
     exchange.requests = undefined;
   }
@@ -482,7 +482,9 @@ export class ModelSync {
       if (model.count > 0) this.model = new TimelineModel();
       return this.model;
     }
-    const rebuild = model.count > 0 && (first.seq < model.firstSeq || first.seq > model.lastSeq || first.seq > model.firstSeq + 50_000);
+    const last = events[events.length - 1]!;
+    // a list whose newest event is older than the model's was replaced (main restarted: seqs begin again)
+    const rebuild = model.count > 0 && (first.seq < model.firstSeq || first.seq > model.lastSeq || last.seq < model.lastSeq || first.seq > model.firstSeq + 50_000);
     if (rebuild) {
       this.model = new TimelineModel();
       this.model.append(events);

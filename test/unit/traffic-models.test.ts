@@ -1,0 +1,299 @@
+/**
+ * The Traffic table's row models (renderer/src/features/traffic/models.ts) in Node, against the
+ * real parts they talk to: the core's trace store and dispatcher behind the typed contract client
+ * (`traceQuery` pages), and the renderer's own TraceBuffer fed by the core's `traceBatch` pushes.
+ */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApi, type SwitchboardApi } from '../../contract/client';
+import { isErrorEvent, type TraceEvent, type TraceEventInput } from '../../contract/trace';
+import { createCore, type Core } from '../../main/core/app';
+import { MemorySettingsStore } from '../../main/core/store/settings';
+import { ExchangeGroup, ListModel, SeqModel, findSeq, firstAfter, type RowModel } from '../../renderer/src/features/traffic/models';
+import { TraceBuffer } from '../../renderer/src/state/trace-buffer';
+
+const cores: Core[] = [];
+const disposers: (() => void)[] = [];
+afterEach(async () => {
+  for (const dispose of disposers.splice(0)) dispose();
+  for (const core of cores.splice(0)) await core.shutdown();
+});
+
+interface World {
+  core: Core;
+  api: SwitchboardApi;
+  /** Appends events to the core's trace (the store numbers them). */
+  record(inputs: TraceEventInput[]): void;
+  events(): TraceEvent[];
+}
+
+function world(): World {
+  const core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 't' });
+  cores.push(core);
+  const api = createApi({
+    invoke: (method, args) => core.dispatch(method, args),
+    subscribe: (event, listener) => core.events.subscribe((name, payload) => name === event && listener(payload)),
+  });
+  return { core, api, record: (inputs) => inputs.forEach((input) => core.trace.record(input)), events: () => [...core.trace.store.all()] };
+}
+
+/** A live buffer that has loaded main's window and follows its pushes. */
+async function liveBuffer(w: World): Promise<TraceBuffer> {
+  const buffer = new TraceBuffer(w.api);
+  disposers.push(await buffer.start());
+  return buffer;
+}
+
+/** Resolves on the model's next change. */
+const changed = (model: RowModel): Promise<void> =>
+  new Promise((resolve) => {
+    const off = model.subscribe(() => {
+      off();
+      resolve();
+    });
+  });
+
+async function settled(model: RowModel): Promise<void> {
+  await expect.poll(() => model.status().loading || model.status().loadingOlder).toBe(false);
+}
+
+/** `n` events: stdio lines, a stderr line, every fifth a JSON-RPC error; HTTP exchanges in between. */
+let exchanges = 0;
+function inputs(n: number, server = 's'): TraceEventInput[] {
+  const out: TraceEventInput[] = [];
+  for (let i = 0; out.length < n; i++) {
+    if (i % 7 === 3) {
+      const exchange = `x${++exchanges}`;
+      out.push({ server, channel: 'post-json', kind: 'http-request', dir: 'out', exchange, rpc: { id: i, method: 'tools/call', kind: 'request' }, http: { method: 'POST', url: 'http://h/mcp' } });
+      out.push({ server, channel: 'post-sse', kind: 'http-response', dir: 'in', exchange, http: { status: i % 2 ? 200 : 500, contentType: 'text/event-stream' } });
+      out.push({ server, channel: 'post-sse', kind: 'sse-event', dir: 'in', exchange, rpc: { id: i, kind: 'result' } });
+      out.push({ server, channel: 'post-sse', kind: 'http-end', dir: 'in', exchange, http: { end: 'complete' } });
+    } else if (i % 5 === 0) out.push({ server, channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { id: i, kind: 'error', errorCode: -32603, errorMessage: 'no' } });
+    else if (i % 5 === 1) out.push({ server, channel: 'stdio', kind: 'stderr', dir: 'in', text: `line ${i}` });
+    else out.push({ server, channel: 'stdio', kind: 'jsonrpc-out', dir: 'out', rpc: { id: i, method: 'ping', kind: 'request' } });
+  }
+  return out.slice(0, n);
+}
+
+describe('TraceBuffer', () => {
+  it('a push of events it already loaded is not appended twice', async () => {
+    const w = world();
+    w.record(inputs(300));
+    const pushed = new Promise<number>((resolve) => disposers.push(w.api.on('traceBatch', ({ events }) => resolve(events.length))));
+    const buffer = await liveBuffer(w); // loads all 300 before the batch that carries them is pushed
+    expect(await pushed).toBe(300);
+    expect(buffer.events.map((e) => e.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    w.record(inputs(5));
+    await expect.poll(() => buffer.events.length).toBe(305);
+    expect(new Set(buffer.events.map((e) => e.seq)).size).toBe(305);
+  });
+});
+
+describe('seq search', () => {
+  it('firstAfter and findSeq agree with a scan, with and without gaps', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 200 })), fc.integer({ min: -5, max: 210 }), (seqs, seq) => {
+        const events = [...seqs].sort((a, b) => a - b).map((s) => ({ seq: s }) as TraceEvent);
+        const after = events.findIndex((e) => e.seq > seq);
+        expect(firstAfter(events, seq)).toBe(after < 0 ? events.length : after);
+        expect(findSeq(events, seq)).toBe(events.find((e) => e.seq === seq));
+      }),
+    );
+    expect(findSeq([], 1)).toBeUndefined();
+  });
+});
+
+describe('ExchangeGroup', () => {
+  it('collects its exchange: request, response, SSE events, end and errors', () => {
+    const events = inputs(11).map((e, i) => ({ ...e, seq: i + 1, ts: i }) as TraceEvent);
+    const http = events.filter((e) => e.exchange !== undefined);
+    const group = new ExchangeGroup(http[0]!.exchange!, http[0]!);
+    for (const e of http) group.add(e, isErrorEvent(e));
+    expect(group.seq).toBe(http[0]!.seq);
+    expect([group.request, group.response, group.end]).toEqual([http[0], http[1], http[3]]);
+    expect(group.sseCount).toBe(1);
+    expect(group.errors).toBe(0);
+    expect(group.contains(http[2]!.seq)).toBe(true);
+    expect(group.contains(http[0]!.seq - 1)).toBe(false);
+  });
+});
+
+describe('SeqModel', () => {
+  it('row i is event baseline + i + 1: from the live window, the rest paged from main; each event once', async () => {
+    const w = world();
+    w.record(inputs(6_200)); // more than the buffer loads (5,000): the oldest 1,200 are only in main
+    const buffer = await liveBuffer(w);
+    expect(buffer.events[0]!.seq).toBe(1_201);
+    const model = new SeqModel(w.api, 'live', buffer);
+    disposers.push(() => model.dispose());
+    expect(model.count).toBe(6_200);
+    expect(model.rowAt(6_199)).toBe(buffer.events.at(-1));
+    expect(model.rowAt(0)).toBeUndefined(); // not loaded yet
+
+    const loaded = changed(model);
+    model.visible(0, 1_199);
+    await loaded;
+    await settled(model);
+    const all = w.events();
+    const rows = Array.from({ length: model.count }, (_, i) => model.rowAt(i));
+    expect(rows.map((e) => e?.seq)).toEqual(all.map((e) => e.seq));
+    expect(rows.every((row, i) => row !== undefined && row.seq === model.seqAt(i) && model.indexOfSeq(row.seq) === i)).toBe(true);
+    expect(model.status()).toMatchObject({ count: 6_200, events: 6_200, total: 6_200, exact: true, loading: false });
+  });
+
+  it('"Clear view" hides what came before; paused, the end holds still while main grows', async () => {
+    const w = world();
+    w.record(inputs(50));
+    const buffer = await liveBuffer(w);
+    const model = new SeqModel(w.api, 'live', buffer);
+    disposers.push(() => model.dispose());
+    const bumped = changed(model);
+    model.configure(20, 40);
+    await bumped;
+    expect(model.count).toBe(20);
+    expect(model.seqAt(0)).toBe(21);
+    expect(model.rowAt(0)?.seq).toBe(21);
+    expect(model.indexOfSeq(20)).toBe(-1);
+    expect(model.indexOfSeq(41)).toBe(-1);
+    expect(model.indexOfSeq(40)).toBe(19);
+
+    w.record(inputs(10));
+    await expect.poll(() => buffer.total).toBe(60);
+    expect(model.count).toBe(20); // frozen
+    model.configure(20, undefined);
+    expect(model.count).toBe(40);
+    expect(model.rowAt(39)?.seq).toBe(60);
+  });
+
+  it('an empty trace has no rows; without a live buffer the count is what main reports', async () => {
+    const w = world();
+    const empty = new SeqModel(w.api, 'live', await liveBuffer(w));
+    expect([empty.count, empty.rowAt(0), empty.indexOfSeq(1)]).toEqual([0, undefined, -1]);
+    w.record(inputs(1_234));
+    const paged = new SeqModel(w.api, 'live', null);
+    disposers.push(() => paged.dispose(), () => empty.dispose());
+    expect(paged.status().loading).toBe(true);
+    await expect.poll(() => paged.count).toBe(1_234);
+    paged.visible(1_000, 1_233);
+    await expect.poll(() => paged.rowAt(1_233)?.seq).toBe(1_234);
+    expect(paged.rowAt(1_000)?.seq).toBe(1_001);
+  });
+});
+
+describe('ListModel', () => {
+  const listModel = (w: World, buffer: TraceBuffer | null, query: Record<string, unknown> | null, options: { grouped?: boolean; baseline?: number; expanded?: Set<string> } = {}) => {
+    const model = new ListModel(w.api, 'live', buffer, query, true, options.grouped ?? false, options.expanded ?? new Set(), options.baseline ?? 0, isErrorEvent);
+    disposers.push(() => model.dispose());
+    return model;
+  };
+
+  it('grouped: an exchange is one row, expanded it shows its events; seqs map back to rows', async () => {
+    const w = world();
+    w.record(inputs(30));
+    const buffer = await liveBuffer(w);
+    const model = listModel(w, buffer, null, { grouped: true });
+    await settled(model);
+    const all = w.events();
+    const exchanges = new Set(all.filter((e) => e.exchange).map((e) => e.exchange));
+    const loose = all.filter((e) => !e.exchange).length;
+    expect(model.count).toBe(loose + exchanges.size);
+    const group = model.rowAt(model.indexOfSeq(all.find((e) => e.kind === 'sse-event')!.seq)) as ExchangeGroup;
+    expect(group).toBeInstanceOf(ExchangeGroup);
+    expect(group.events.map((e) => e.kind)).toEqual(['http-request', 'http-response', 'sse-event', 'http-end']);
+    expect(group.errors).toBe(isErrorEvent(group.response!) ? 1 : 0);
+    expect(model.groupOf(group.events[2]!)).toBe(group);
+
+    model.setExpanded(new Set([group.exchange]));
+    expect(model.count).toBe(loose + exchanges.size + 4);
+    const at = model.indexOfSeq(group.events[2]!.seq);
+    expect(model.rowAt(at)).toBe(group.events[2]);
+    expect(model.rowAt(model.indexOfSeq(group.seq))).toBe(group.events[0]);
+
+    // live: new events join their rows
+    w.record(inputs(14));
+    await expect.poll(() => buffer.total).toBe(44);
+    model.tick(false);
+    model.setExpanded(new Set());
+    const rows = Array.from({ length: model.count }, (_, i) => model.rowAt(i)!);
+    const shown = rows.flatMap((row) => (row instanceof ExchangeGroup ? row.events : [row]));
+    expect(shown.map((e) => e.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 44 }, (_, i) => i + 1));
+  });
+
+  it('ungrouped with a baseline: only events after it, ticking adds only what is new', async () => {
+    const w = world();
+    w.record(inputs(40));
+    const buffer = await liveBuffer(w);
+    const model = listModel(w, buffer, null, { baseline: 25 });
+    await settled(model);
+    expect(model.events.map((e) => e.seq)).toEqual(Array.from({ length: 15 }, (_, i) => 26 + i));
+    expect(model.hasOlder).toBe(false);
+    model.tick(true); // paused: nothing
+    w.record(inputs(5));
+    await expect.poll(() => buffer.total).toBe(45);
+    model.tick(true);
+    expect(model.count).toBe(15);
+    model.tick(false);
+    model.tick(false);
+    expect(model.events.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 26 + i));
+    expect(model.indexOfSeq(26)).toBe(0);
+    expect(model.indexOfSeq(25)).toBe(-1);
+  });
+
+  it('filtered: the newest page first, older pages on demand, new matches tailed; every match once, in order', async () => {
+    const w = world();
+    w.record(inputs(8_000));
+    const buffer = await liveBuffer(w);
+    const model = listModel(w, buffer, { errorsOnly: true });
+    await settled(model);
+    const matches = () => w.events().filter(isErrorEvent).map((e) => e.seq);
+    expect(matches().length).toBeGreaterThan(1_000); // more than one page
+    expect(model.status().exact).toBe(false);
+    expect(model.events.map((e) => e.seq)).toEqual(matches().slice(-1_000));
+    while (model.hasOlder) expect(await model.loadOlder()).toBe(true);
+    expect(model.status()).toMatchObject({ exact: true, total: 8_000 });
+    expect(model.events.map((e) => e.seq)).toEqual(matches());
+
+    w.record(inputs(700));
+    const grown = changed(model);
+    model.tick(false);
+    await grown;
+    await expect.poll(() => model.events.length).toBe(matches().length);
+    expect(model.events.map((e) => e.seq)).toEqual(matches());
+    expect(await model.loadOlder()).toBe(false);
+  });
+
+  it('whatever the baseline, grouping and expanded rows: every event after the baseline is shown exactly once, in order', async () => {
+    const w = world();
+    w.record(inputs(600));
+    const buffer = await liveBuffer(w);
+    const all = w.events();
+    const exchangeIds = [...new Set(all.flatMap((e) => (e.exchange ? [e.exchange] : [])))];
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 620 }), fc.boolean(), fc.subarray(exchangeIds), fc.boolean(), async (baseline, grouped, expanded, filtered) => {
+        const model = listModel(w, buffer, filtered ? { errorsOnly: true } : null, { grouped, baseline, expanded: new Set(expanded) });
+        await settled(model);
+        while (model.hasOlder) await model.loadOlder();
+        const wanted = all.filter((e) => e.seq > baseline && (!filtered || isErrorEvent(e))).map((e) => e.seq);
+        const rows = Array.from({ length: model.count }, (_, i) => model.rowAt(i)!);
+        const shown: number[] = [];
+        for (const row of rows) {
+          if (row instanceof ExchangeGroup) {
+            if (!expanded.includes(row.exchange)) shown.push(...row.events.map((e) => e.seq));
+          } else shown.push(row.seq);
+        }
+        expect(grouped ? [...shown].sort((a, b) => a - b) : shown).toEqual(wanted); // grouped rows sit at their first event
+        for (const seq of wanted) expect(model.indexOfSeq(seq)).toBeGreaterThanOrEqual(0);
+        model.dispose();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a query main refuses is an error in the status, not a throw', async () => {
+    const w = world();
+    const model = listModel(w, null, { statusClass: [9] });
+    await settled(model);
+    expect(model.status().error).toMatch(/statusClass|Invalid|invalid/);
+    expect(model.count).toBe(0);
+  });
+});
