@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CHANNELS, type Channel, type ServerSnapshot, type TimeBucket } from '../../contract/trace';
 import { createCore } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
-import { ERROR_CLASSES, MAX_LATENCY_METHODS, buildSeries, buildSummary, clock, formatCount, formatRate, percentile, safeLabel } from '../../renderer/src/features/charts/series';
+import { ERROR_CLASSES, MAX_LATENCY_METHODS, buildSeries, buildSummary, formatRate, percentile, safeLabel } from '../../renderer/src/features/charts/series';
 import { call } from '../support/core-calls';
 import { T0 } from '../support/trace-events';
 
@@ -219,11 +219,8 @@ describe('small helpers', () => {
     );
   });
 
-  it('formatCount, formatRate, clock, safeLabel', () => {
-    expect(formatCount(1234567)).toBe('1,234,567');
+  it('formatRate, safeLabel (counts and clock times: components/format.ts, renderer-format.test.ts)', () => {
     expect([formatRate(0), formatRate(2.5), formatRate(0.125), formatRate(3), formatRate(1234.6)]).toEqual(['0', '2.5', '0.13', '3', '1,235']);
-    const local = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
-    expect([clock(local), clock(local, true)]).toEqual(['03:04:05', '03:04:05.067']);
     expect(safeLabel('a\u202Eb\u2066c')).toBe('abc');
     expect(safeLabel('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
     expect(safeLabel('short', 10)).toBe('short');
