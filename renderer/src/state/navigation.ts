@@ -3,7 +3,8 @@
  * Traffic", "filter Traffic to this second", "open this tool"). A tiny store outside React,
  * read with useSyncExternalStore, so views stay decoupled: they publish intents, not props.
  */
-import { useSyncExternalStore } from 'react';
+import { Store } from './store';
+import { useStore } from './use-store';
 
 export const VIEWS = ['tools', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth'] as const;
 export type View = (typeof VIEWS)[number];
@@ -29,21 +30,17 @@ export interface NavigationState {
   serverId?: string;
 }
 
-let state: NavigationState = { view: 'tools', source: { id: 'live', name: 'Live' } };
-const listeners = new Set<() => void>();
+/** One per window, at module level: which view shows is the window's, not any API's. */
+const state = new Store<NavigationState>({ view: 'tools', source: { id: 'live', name: 'Live' } });
 let nonce = 0;
 
 function set(patch: Partial<NavigationState>): void {
-  state = { ...state, ...patch };
-  for (const listener of listeners) listener();
+  state.set({ ...state.get(), ...patch });
 }
 
 export const navigation = {
-  get: () => state,
-  subscribe(listener: () => void): () => void {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  },
+  get: state.get,
+  subscribe: state.subscribe,
   show(view: View): void {
     set({ view });
   },
@@ -70,5 +67,5 @@ export const navigation = {
 };
 
 export function useNavigation(): NavigationState {
-  return useSyncExternalStore(navigation.subscribe, navigation.get);
+  return useStore(state);
 }
