@@ -1,12 +1,12 @@
 /**
  * The renderer's one store primitive (renderer/src/state/store.ts): listeners with payloads, a
  * versioned signal (throttled or not) and a value store; and stores built on it keep their
- * batching (the trace buffer's tick) and their module-level state (navigation).
+ * batching (the trace buffer's tick) and their module-level state (the server info panel).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SwitchboardApi } from '../../contract/client';
 import type { TraceEvent } from '../../contract/trace';
-import { navigation } from '../../renderer/src/state/navigation';
+import { serverInfoPanel } from '../../renderer/src/features/server-info/model';
 import { Listeners, Signal, Store } from '../../renderer/src/state/store';
 import { TraceBuffer } from '../../renderer/src/state/trace-buffer';
 
@@ -154,14 +154,15 @@ describe('stores built on the primitive', () => {
     expect(buffer.version).toBe(2);
   });
 
-  it('navigation (module level) notifies its subscribers with the new state', () => {
-    const views: string[] = [];
-    const off = navigation.subscribe(() => views.push(navigation.get().view));
-    navigation.show('logs');
-    navigation.showTraffic({ kind: 'seq', seq: 4 });
+  it('the server info panel (module level, one per window) tells its subscribers which server is open', () => {
+    const seen: (string | undefined)[] = [];
+    const off = serverInfoPanel.subscribe(() => seen.push(serverInfoPanel.get()));
+    serverInfoPanel.open('alpha');
+    serverInfoPanel.open('beta');
+    serverInfoPanel.close();
     off();
-    navigation.show('tools');
-    expect(views).toEqual(['logs', 'traffic']);
-    expect(navigation.get().traffic).toMatchObject({ kind: 'seq', seq: 4 });
+    serverInfoPanel.open('gamma');
+    expect(seen).toEqual(['alpha', 'beta', undefined]);
+    expect(serverInfoPanel.get()).toBe('gamma');
   });
 });

@@ -2,7 +2,7 @@
 import { createContext, useContext } from 'react';
 import type { SnapshotStore } from './snapshot-store';
 import type { TraceBuffer } from './trace-buffer';
-import { useVersion } from './use-store';
+import { useVersion } from './useStore';
 
 export interface LiveStores {
   trace: TraceBuffer;

@@ -1,10 +1,10 @@
 /**
  * Which view is showing, and requests from one view to another ("show this exchange in
- * Traffic", "filter Traffic to this second", "open this tool"). A tiny store outside React,
- * read with useSyncExternalStore, so views stay decoupled: they publish intents, not props.
+ * Traffic", "filter Traffic to this second", "open this tool"). A tiny store outside React
+ * (`state/store.ts`), read with useNavigation, so views stay decoupled: they publish intents, not props.
  */
 import { Store } from './store';
-import { useStore } from './use-store';
+import { useStore } from './useStore';
 
 export const VIEWS = ['tools', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth'] as const;
 export type View = (typeof VIEWS)[number];

@@ -1,6 +1,6 @@
 /**
  * The one store primitive of the renderer. Plain TypeScript (no React), so Node tests import it;
- * the hooks that read a store in a component are in `use-store.ts`.
+ * the hooks that read a store in a component are in `useStore.ts`.
  *
  * - `Listeners<T>`: a set of callbacks, each called with a payload (an event like "a sign-in
  *   ended"), in the order they were added. A listener that throws stops the ones after it and

@@ -10,7 +10,7 @@ import type { SwitchboardApi } from '../../../../contract/client';
 import { signInUrlVerdict } from '../../../../contract/sign-in-url';
 import { perApi } from '../../state/per-api';
 import { Listeners, Store } from '../../state/store';
-import { useStore } from '../../state/use-store';
+import { useStore } from '../../state/useStore';
 
 export type SignInEnded = EventPayload<'signInEnded'>;
 

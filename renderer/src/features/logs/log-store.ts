@@ -8,7 +8,7 @@ import type { StoredLine } from './log-filter';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
 import { Signal } from '../../state/store';
-import { useVersion } from '../../state/use-store';
+import { useVersion } from '../../state/useStore';
 
 export const KEEP = 50_000;
 const TRIM_SLACK = 5_000;

@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { PendingRequest, RequestAnswer, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { Store } from '../../state/store';
-import { useSelect, useStore } from '../../state/use-store';
+import { useSelect, useStore } from '../../state/useStore';
 import { ElicitationForm } from './ElicitationForm';
 import classes from './requests.module.css';
 import { RootsEditor } from './RootsEditor';

@@ -8,7 +8,7 @@ import type { EventPayload, PendingRequest } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
 import { Listeners, Store } from '../../state/store';
-import { useStore } from '../../state/use-store';
+import { useStore } from '../../state/useStore';
 
 export type Outcome = EventPayload<'requestResolved'>['outcome'];
 

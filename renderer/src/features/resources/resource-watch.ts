@@ -6,7 +6,7 @@
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
 import { Signal } from '../../state/store';
-import { useVersion } from '../../state/use-store';
+import { useVersion } from '../../state/useStore';
 
 export const resourceKey = (serverId: string, uri: string): string => `${serverId}\n${uri}`;
 

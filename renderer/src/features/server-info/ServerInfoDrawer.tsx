@@ -12,7 +12,7 @@ import type { ObservedMethod, ServerInfo, ServerStatus } from '../../../../contr
 import { useApi } from '../../api/context';
 import { SafeText } from '../../components/SafeText';
 import { navigation } from '../../state/navigation';
-import { useStore } from '../../state/use-store';
+import { useStore } from '../../state/useStore';
 import { openConsented } from '../requests/url-elicitation';
 import { capabilityRows, describeMismatch, iconVerdict, serverInfoPanel } from './model';
 

@@ -7,7 +7,7 @@ import type { TaskInfo, ToolEntry } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
 import { Store } from '../../state/store';
-import { useStore } from '../../state/use-store';
+import { useStore } from '../../state/useStore';
 
 export interface TaskRun {
   at: number;

@@ -8,7 +8,7 @@ import type { HistoryEntry, ToolEntry } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
 import { Signal } from '../../state/store';
-import { useSelect } from '../../state/use-store';
+import { useSelect } from '../../state/useStore';
 import { errorOutcome, type CallOutcome } from './call-outcome';
 import { initialValue, isObject, type JsonSchema } from './schema';
 import { schemaBounds } from './validation';

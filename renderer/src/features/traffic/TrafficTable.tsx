@@ -8,7 +8,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, type CSSProperties, type KeyboardEvent } from 'react';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
 import { useTraceBuffer } from '../../state/live';
-import { useVersion } from '../../state/use-store';
+import { useVersion } from '../../state/useStore';
 import {
   clip,
   DIR_ARROW,

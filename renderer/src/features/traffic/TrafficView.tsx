@@ -9,7 +9,7 @@ import type { ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { LiveContext, useTraceBuffer } from '../../state/live';
 import { navigation, useNavigation } from '../../state/navigation';
-import { useVersion } from '../../state/use-store';
+import { useVersion } from '../../state/useStore';
 import { formatCount, isErrorEvent } from './format';
 import { ListModel, SeqModel, type RowModel } from './models';
 import { TrafficDetail } from './TrafficDetail';

@@ -5,7 +5,7 @@
  */
 import type { Channel, EventKind } from '../../../../contract/trace';
 import { Store } from '../../state/store';
-import { useStore } from '../../state/use-store';
+import { useStore } from '../../state/useStore';
 
 export interface TrafficFilters {
   servers: string[];
