@@ -124,6 +124,19 @@ describe('Store', () => {
     expect(store.get()).not.toBe(same);
     expect(store.getVersion()).toBe(2);
   });
+
+  it('patch replaces some fields in a new value and keeps the others', () => {
+    const store = new Store({ view: 'tools', serverId: 'a' as string | undefined });
+    const before = store.get();
+    let heard = 0;
+    store.subscribe(() => heard++);
+    store.patch({ view: 'logs' });
+    expect(store.get()).toEqual({ view: 'logs', serverId: 'a' });
+    expect(before).toEqual({ view: 'tools', serverId: 'a' });
+    store.patch({ serverId: undefined });
+    expect(store.get()).toEqual({ view: 'logs', serverId: undefined });
+    expect(heard).toBe(2);
+  });
 });
 
 describe('stores built on the primitive', () => {

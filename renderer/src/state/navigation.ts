@@ -34,35 +34,31 @@ export interface NavigationState {
 const state = new Store<NavigationState>({ view: 'tools', source: { id: 'live', name: 'Live' } });
 let nonce = 0;
 
-function set(patch: Partial<NavigationState>): void {
-  state.set({ ...state.get(), ...patch });
-}
-
 export const navigation = {
   get: state.get,
   subscribe: state.subscribe,
   show(view: View): void {
-    set({ view });
+    state.patch({ view });
   },
   showTraffic(focus: TrafficFocus): void {
-    set({ view: 'traffic', traffic: { ...focus, nonce: ++nonce } });
+    state.patch({ view: 'traffic', traffic: { ...focus, nonce: ++nonce } });
   },
   openTool(name: string): void {
-    set({ view: 'tools', tool: { name, nonce: ++nonce } });
+    state.patch({ view: 'tools', tool: { name, nonce: ++nonce } });
   },
   /** The Resources view, on one resource of one server (listed or not). */
   openResource(serverId: string, uri: string): void {
-    set({ view: 'resources', resource: { serverId, uri, nonce: ++nonce } });
+    state.patch({ view: 'resources', resource: { serverId, uri, nonce: ++nonce } });
   },
   /** The Auth view, on one server. */
   showAuth(serverId: string): void {
-    set({ view: 'auth', auth: { serverId, nonce: ++nonce } });
+    state.patch({ view: 'auth', auth: { serverId, nonce: ++nonce } });
   },
   selectServer(serverId: string | undefined): void {
-    set({ serverId });
+    state.patch({ serverId });
   },
   useSource(source: { id: string; name: string }): void {
-    set({ source });
+    state.patch({ source });
   },
 };
 

@@ -10,7 +10,7 @@
  *   `throttleMs`, the notifications asked for within that time are one notification (and one
  *   version step), sent when it has passed.
  * - `Store<T>`: a signal holding an immutable value; `set` replaces it and notifies. Read with
- *   `useStore`.
+ *   `useStore`. `patch` replaces some fields of an object value.
  */
 
 export type Unsubscribe = () => void;
@@ -109,5 +109,10 @@ export class Store<T> extends Signal {
   set(next: T): void {
     this.#value = next;
     this.notify();
+  }
+
+  /** Sets the value to a copy with these fields replaced (for object values). */
+  patch(changes: Partial<T>): void {
+    this.set({ ...this.#value, ...changes });
   }
 }

@@ -48,7 +48,7 @@ export class SignInStore extends Store<SignInSnapshot> {
     try {
       const prompts = await this.api.pendingSignIns();
       const known = new Set(prompts.map((p) => p.flowId));
-      this.set({ ...this.get(), prompts: this.get().prompts.filter((p) => known.has(p.flowId)) });
+      this.patch({ prompts: this.get().prompts.filter((p) => known.has(p.flowId)) });
       this.add(prompts);
     } catch {
       // main unreachable: the App says so
@@ -75,7 +75,7 @@ export class SignInStore extends Store<SignInSnapshot> {
       // cross-origin already: nothing to sever
     }
     this.windows.set(prompt.flowId, handle);
-    this.set({ ...this.get(), opened: new Set(this.get().opened).add(prompt.flowId) });
+    this.patch({ opened: new Set(this.get().opened).add(prompt.flowId) });
     return undefined;
   }
 
@@ -113,13 +113,13 @@ export class SignInStore extends Store<SignInSnapshot> {
     const next = new Set(this.get().busy);
     if (busy) next.add(serverId);
     else next.delete(serverId);
-    this.set({ ...this.get(), busy: next });
+    this.patch({ busy: next });
   }
 
   private add(prompts: SignInPrompt[]): void {
     const known = new Set(this.get().prompts.map((p) => p.flowId));
     const fresh = prompts.filter((p) => !known.has(p.flowId));
-    if (fresh.length) this.set({ ...this.get(), prompts: [...this.get().prompts, ...fresh] });
+    if (fresh.length) this.patch({ prompts: [...this.get().prompts, ...fresh] });
   }
 
   private end(ended: SignInEnded): void {
@@ -138,7 +138,7 @@ export class SignInStore extends Store<SignInSnapshot> {
     }
     const opened = new Set(this.get().opened);
     opened.delete(flowId);
-    this.set({ ...this.get(), prompts: this.get().prompts.filter((p) => p.flowId !== flowId), opened });
+    this.patch({ prompts: this.get().prompts.filter((p) => p.flowId !== flowId), opened });
   }
 }
 

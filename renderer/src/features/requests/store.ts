@@ -41,7 +41,7 @@ export class RequestStore extends Store<RequestsSnapshot> {
     api.on('elicitationComplete', (payload) => {
       const completed = new Map(this.get().completed);
       completed.set(completionKey(payload.serverId, payload.elicitationId), payload.ts);
-      this.set({ ...this.get(), completed });
+      this.patch({ completed });
       this.completions.emit(payload);
     });
     void this.reload();
@@ -54,7 +54,7 @@ export class RequestStore extends Store<RequestsSnapshot> {
       const known = new Set(pending.map((r) => r.id));
       // Keep what arrived by event meanwhile, drop what main no longer holds.
       const kept = this.get().pending.filter((r) => known.has(r.id));
-      this.set({ ...this.get(), pending: kept });
+      this.patch({ pending: kept });
       this.add(pending);
     } catch {
       // main is unreachable: the App shows that; events resume when it is back
@@ -76,14 +76,14 @@ export class RequestStore extends Store<RequestsSnapshot> {
     const fresh = requests.filter((r) => !ids.has(r.id) && !resolved.has(r.id));
     if (fresh.length === 0) return;
     const pending = [...this.get().pending, ...fresh].sort((a, b) => a.receivedAt - b.receivedAt);
-    this.set({ ...this.get(), pending });
+    this.patch({ pending });
   }
 
   private resolve(id: string, outcome: Outcome, action?: string): void {
     const request = this.get().pending.find((r) => r.id === id);
     if (!request) return; // answered by policy, or already handled
     const recent = [{ request, outcome, action, at: Date.now() }, ...this.get().recent].slice(0, RECENT_KEEP);
-    this.set({ ...this.get(), pending: this.get().pending.filter((r) => r.id !== id), recent });
+    this.patch({ pending: this.get().pending.filter((r) => r.id !== id), recent });
   }
 }
 

@@ -41,9 +41,9 @@ export class TasksStore extends Store<TasksSnapshot> {
     this.timer = undefined;
     try {
       const tasks = await this.api.listTasks({});
-      this.set({ ...this.get(), tasks, error: null });
+      this.patch({ tasks, error: null });
     } catch (e) {
-      this.set({ ...this.get(), error: e instanceof Error ? e.message : String(e) });
+      this.patch({ error: e instanceof Error ? e.message : String(e) });
     }
   }
 
@@ -64,13 +64,13 @@ export class TasksStore extends Store<TasksSnapshot> {
     if (!this.get().runs.has(tool)) return;
     const runs = new Map(this.get().runs);
     runs.delete(tool);
-    this.set({ ...this.get(), runs });
+    this.patch({ runs });
   }
 
   private setRun(tool: string, run: TaskRun): void {
     const runs = new Map(this.get().runs);
     runs.set(tool, run);
-    this.set({ ...this.get(), runs });
+    this.patch({ runs });
   }
 }
 

@@ -58,10 +58,6 @@ const store = new Store<TrafficState>({
 });
 let revealNonce = 0;
 
-function set(patch: Partial<TrafficState>): void {
-  store.set({ ...store.get(), ...patch });
-}
-
 export function hasFilters(f: TrafficFilters): boolean {
   return (
     f.servers.length > 0 ||
@@ -98,49 +94,49 @@ export const traffic = {
   get: store.get,
   subscribe: store.subscribe,
   setFilters(patch: Partial<TrafficFilters>): void {
-    set({ filters: { ...store.get().filters, ...patch } });
+    store.patch({ filters: { ...store.get().filters, ...patch } });
   },
   clearFilters(): void {
-    set({ filters: EMPTY_FILTERS });
+    store.patch({ filters: EMPTY_FILTERS });
   },
   setGrouped(grouped: boolean): void {
-    set({ grouped });
+    store.patch({ grouped });
   },
   setFollow(follow: boolean): void {
-    if (follow !== store.get().follow) set({ follow });
+    if (follow !== store.get().follow) store.patch({ follow });
   },
   setPausedAt(pausedAt: number | undefined): void {
-    set({ pausedAt });
+    store.patch({ pausedAt });
   },
   select(seq: number | undefined): void {
-    if (seq !== store.get().selectedSeq) set({ selectedSeq: seq });
+    if (seq !== store.get().selectedSeq) store.patch({ selectedSeq: seq });
   },
   /** Selects an event and asks the table to scroll to it. */
   reveal(seq: number): void {
-    set({ selectedSeq: seq, follow: false, reveal: { seq, nonce: ++revealNonce } });
+    store.patch({ selectedSeq: seq, follow: false, reveal: { seq, nonce: ++revealNonce } });
   },
   toggleExpanded(exchange: string): void {
     const expanded = new Set(store.get().expanded);
     if (!expanded.delete(exchange)) expanded.add(exchange);
-    set({ expanded });
+    store.patch({ expanded });
   },
   expand(exchange: string): void {
     if (store.get().expanded.has(exchange)) return;
-    set({ expanded: new Set([...store.get().expanded, exchange]) });
+    store.patch({ expanded: new Set([...store.get().expanded, exchange]) });
   },
   clearView(throughSeq: number): void {
-    set({ clearedThrough: throughSeq, selectedSeq: undefined });
+    store.patch({ clearedThrough: throughSeq, selectedSeq: undefined });
   },
   restoreView(): void {
-    set({ clearedThrough: 0 });
+    store.patch({ clearedThrough: 0 });
   },
   setDetailWidth(detailWidth: number): void {
-    set({ detailWidth });
+    store.patch({ detailWidth });
   },
   /** A different trace: the selection, expansions and the clear mark do not carry over. */
   useSource(sourceId: string): void {
     if (sourceId === store.get().sourceId) return;
-    set({ sourceId, selectedSeq: undefined, expanded: new Set(), clearedThrough: 0, pausedAt: undefined, reveal: undefined, filters: { ...store.get().filters, exchange: undefined } });
+    store.patch({ sourceId, selectedSeq: undefined, expanded: new Set(), clearedThrough: 0, pausedAt: undefined, reveal: undefined, filters: { ...store.get().filters, exchange: undefined } });
   },
 };
 
