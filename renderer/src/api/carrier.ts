@@ -13,6 +13,7 @@
 import { createApi, type Carrier, type SwitchboardApi } from '../../../contract/client';
 import { WS_PATH, type ServerFrame } from '../../../contract/ws';
 import type { Envelope, EventName, MethodName } from '../../../contract';
+import { Store } from '../state/store';
 import { reconnectDelay } from './backoff';
 
 type PreloadBridge = { [M in MethodName]: (args: unknown) => Promise<Envelope> } & {
@@ -90,10 +91,9 @@ class SocketCarrier implements Carrier, Link {
   private nextId = 1;
   private readonly pending = new Map<number, (reply: Envelope) => void>();
   private readonly eventListeners = new Map<EventName, Set<(payload: unknown) => void>>();
-  private readonly stateListeners = new Set<() => void>();
   private readonly reconnectListeners = new Set<() => void>();
   private readonly resyncListeners = new Set<() => void>();
-  private state: LinkState = { status: 'connected', attempts: 0, epoch: 0 };
+  private readonly link = new Store<LinkState>({ status: 'connected', attempts: 0, epoch: 0 });
   private timer: ReturnType<typeof setTimeout> | undefined;
   private attempting = false;
 
@@ -137,12 +137,13 @@ class SocketCarrier implements Carrier, Link {
 
   // --- Link ---------------------------------------------------------------------------------
 
-  get = (): LinkState => this.state;
+  get = this.link.get;
 
-  watch = (listener: () => void): (() => void) => {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
-  };
+  watch = this.link.subscribe;
+
+  private get state(): LinkState {
+    return this.link.get();
+  }
 
   reconnectNow(): void {
     if (this.state.status === 'connected') return;
@@ -249,8 +250,7 @@ class SocketCarrier implements Carrier, Link {
   }
 
   private setState(next: LinkState): void {
-    this.state = next;
-    for (const listener of this.stateListeners) listener();
+    this.link.set(next);
   }
 }
 

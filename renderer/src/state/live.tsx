@@ -1,7 +1,8 @@
 /** The live stores (trace buffer, snapshots), created once per window and shared by the views. */
-import { createContext, useContext, useSyncExternalStore } from 'react';
+import { createContext, useContext } from 'react';
 import type { SnapshotStore } from './snapshot-store';
 import type { TraceBuffer } from './trace-buffer';
+import { useVersion } from './useStore';
 
 export interface LiveStores {
   trace: TraceBuffer;
@@ -19,12 +20,12 @@ function useLive(): LiveStores {
 /** The trace buffer; the component re-renders on its throttled tick. */
 export function useTraceBuffer(): TraceBuffer {
   const { trace } = useLive();
-  useSyncExternalStore(trace.subscribe, trace.getVersion);
+  useVersion(trace);
   return trace;
 }
 
 export function useSnapshotStore(): SnapshotStore {
   const { snapshots } = useLive();
-  useSyncExternalStore(snapshots.subscribe, snapshots.getVersion);
+  useVersion(snapshots);
   return snapshots;
 }

@@ -1,9 +1,10 @@
 /**
  * Which view is showing, and requests from one view to another ("show this exchange in
- * Traffic", "filter Traffic to this second", "open this tool"). A tiny store outside React,
- * read with useSyncExternalStore, so views stay decoupled: they publish intents, not props.
+ * Traffic", "filter Traffic to this second", "open this tool"). A tiny store outside React
+ * (`state/store.ts`), read with useNavigation, so views stay decoupled: they publish intents, not props.
  */
-import { useSyncExternalStore } from 'react';
+import { Store } from './store';
+import { useStore } from './useStore';
 
 export const VIEWS = ['tools', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth'] as const;
 export type View = (typeof VIEWS)[number];
@@ -29,46 +30,38 @@ export interface NavigationState {
   serverId?: string;
 }
 
-let state: NavigationState = { view: 'tools', source: { id: 'live', name: 'Live' } };
-const listeners = new Set<() => void>();
+/** One per window, at module level: which view shows is the window's, not any API's. */
+const state = new Store<NavigationState>({ view: 'tools', source: { id: 'live', name: 'Live' } });
 let nonce = 0;
 
-function set(patch: Partial<NavigationState>): void {
-  state = { ...state, ...patch };
-  for (const listener of listeners) listener();
-}
-
 export const navigation = {
-  get: () => state,
-  subscribe(listener: () => void): () => void {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  },
+  get: state.get,
+  subscribe: state.subscribe,
   show(view: View): void {
-    set({ view });
+    state.patch({ view });
   },
   showTraffic(focus: TrafficFocus): void {
-    set({ view: 'traffic', traffic: { ...focus, nonce: ++nonce } });
+    state.patch({ view: 'traffic', traffic: { ...focus, nonce: ++nonce } });
   },
   openTool(name: string): void {
-    set({ view: 'tools', tool: { name, nonce: ++nonce } });
+    state.patch({ view: 'tools', tool: { name, nonce: ++nonce } });
   },
   /** The Resources view, on one resource of one server (listed or not). */
   openResource(serverId: string, uri: string): void {
-    set({ view: 'resources', resource: { serverId, uri, nonce: ++nonce } });
+    state.patch({ view: 'resources', resource: { serverId, uri, nonce: ++nonce } });
   },
   /** The Auth view, on one server. */
   showAuth(serverId: string): void {
-    set({ view: 'auth', auth: { serverId, nonce: ++nonce } });
+    state.patch({ view: 'auth', auth: { serverId, nonce: ++nonce } });
   },
   selectServer(serverId: string | undefined): void {
-    set({ serverId });
+    state.patch({ serverId });
   },
   useSource(source: { id: string; name: string }): void {
-    set({ source });
+    state.patch({ source });
   },
 };
 
 export function useNavigation(): NavigationState {
-  return useSyncExternalStore(navigation.subscribe, navigation.get);
+  return useStore(state);
 }

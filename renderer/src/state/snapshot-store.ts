@@ -4,15 +4,16 @@
  */
 import type { SwitchboardApi } from '../../../contract/client';
 import type { ServerSnapshot, TimeBucket } from '../../../contract/trace';
+import { Signal } from './store';
 
 const KEEP_BUCKETS = 15 * 60;
 
-export class SnapshotStore {
+export class SnapshotStore extends Signal {
   readonly snapshots = new Map<string, ServerSnapshot>();
-  version = 0;
-  private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly api: SwitchboardApi) {}
+  constructor(private readonly api: SwitchboardApi) {
+    super();
+  }
 
   async start(): Promise<() => void> {
     const off = this.api.on('snapshot', (snapshot) => this.merge(snapshot));
@@ -25,7 +26,7 @@ export class SnapshotStore {
     const fresh = await this.api.snapshots();
     this.snapshots.clear();
     for (const snapshot of fresh) this.snapshots.set(snapshot.server, snapshot);
-    this.changed();
+    this.notify();
   }
 
   merge(update: ServerSnapshot): void {
@@ -35,18 +36,6 @@ export class SnapshotStore {
     buckets.sort((a, b) => a.t - b.t);
     if (buckets.length > KEEP_BUCKETS) buckets.splice(0, buckets.length - KEEP_BUCKETS);
     this.snapshots.set(update.server, { ...update, buckets });
-    this.changed();
-  }
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  getVersion = (): number => this.version;
-
-  private changed(): void {
-    this.version++;
-    for (const listener of this.listeners) listener();
+    this.notify();
   }
 }

@@ -6,23 +6,23 @@
  */
 import type { SwitchboardApi } from '../../../contract/client';
 import type { TraceEvent } from '../../../contract/trace';
+import { Signal } from './store';
 
 export const WINDOW = 200_000;
 const TICK_MS = 200;
 
-export class TraceBuffer {
+/** Notifies on a throttled tick: many batches within TICK_MS are one notification. */
+export class TraceBuffer extends Signal {
   /** Oldest first; at most WINDOW. */
   events: TraceEvent[] = [];
   /** Events main holds (the window may hold fewer). */
   total = 0;
-  /** Increments on every change, for useSyncExternalStore. */
-  version = 0;
   paused = false;
   private pendingWhilePaused: TraceEvent[] = [];
-  private readonly listeners = new Set<() => void>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly api: SwitchboardApi) {}
+  constructor(private readonly api: SwitchboardApi) {
+    super({ throttleMs: TICK_MS });
+  }
 
   /** Loads the most recent window, then follows live batches. */
   async start(): Promise<() => void> {
@@ -47,7 +47,7 @@ export class TraceBuffer {
     const known = new Set(this.events.map((e) => e.seq));
     this.events = [...page.events.reverse().filter((e) => !known.has(e.seq)), ...this.events].sort((a, b) => a.seq - b.seq);
     this.total = Math.max(this.total, page.total);
-    this.changed();
+    this.notify();
   }
 
   receive(events: TraceEvent[], total: number): void {
@@ -66,7 +66,7 @@ export class TraceBuffer {
       const pending = this.pendingWhilePaused;
       this.pendingWhilePaused = [];
       this.append(pending);
-    } else this.changed();
+    } else this.notify();
   }
 
   get pendingCount(): number {
@@ -77,31 +77,14 @@ export class TraceBuffer {
   reset(): void {
     this.events = [];
     this.pendingWhilePaused = [];
-    this.changed();
+    this.notify();
   }
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  getVersion = (): number => this.version;
 
   private append(events: TraceEvent[]): void {
     // A push can repeat events the window already loaded (recorded just before the load, pushed after it).
     let last = this.events.length ? this.events[this.events.length - 1]!.seq : 0;
     for (const event of events) if (event.seq > last) this.events.push(event), (last = event.seq);
     if (this.events.length > WINDOW) this.events.splice(0, this.events.length - WINDOW);
-    this.changed();
-  }
-
-  /** Throttled: many batches within TICK_MS are one notification. */
-  private changed(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.version++;
-      for (const listener of this.listeners) listener();
-    }, TICK_MS);
+    this.notify();
   }
 }

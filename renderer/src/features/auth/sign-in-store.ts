@@ -5,10 +5,12 @@
  * person finished, minutes later maybe, so the UI shows a busy state instead of waiting).
  * Low-rate data: every change makes a new snapshot.
  */
-import { useSyncExternalStore } from 'react';
 import type { EventPayload, ServerStatus, SignInPrompt } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { signInUrlVerdict } from '../../../../contract/sign-in-url';
+import { perApi } from '../../state/per-api';
+import { Listeners, Store } from '../../state/store';
+import { useStore } from '../../state/useStore';
 
 export type SignInEnded = EventPayload<'signInEnded'>;
 
@@ -28,16 +30,15 @@ export function checkSignInUrl(raw: string): { ok: true; href: string } | { ok: 
 
 export type SignInOutcome = { kind: 'connected'; status: ServerStatus } | { kind: 'error'; message: string } | { kind: 'reported' };
 
-export class SignInStore {
-  private snapshot: SignInSnapshot = { prompts: [], busy: new Set(), opened: new Set() };
-  private readonly listeners = new Set<() => void>();
-  private readonly endedListeners = new Set<(ended: SignInEnded) => void>();
+export class SignInStore extends Store<SignInSnapshot> {
+  private readonly ended = new Listeners<SignInEnded>();
   /** The popups opened from here, by flow (closed when their flow ends). */
   private readonly windows = new Map<string, Window>();
   /** When a flow of each server last ended (to avoid saying the same thing twice). */
   private readonly endedAt = new Map<string, number>();
 
   constructor(private readonly api: SwitchboardApi) {
+    super({ prompts: [], busy: new Set(), opened: new Set() });
     api.on('signInPrompt', (prompt) => this.add([prompt]));
     api.on('signInEnded', (ended) => this.end(ended));
     void this.reload();
@@ -47,23 +48,15 @@ export class SignInStore {
     try {
       const prompts = await this.api.pendingSignIns();
       const known = new Set(prompts.map((p) => p.flowId));
-      this.set({ ...this.snapshot, prompts: this.snapshot.prompts.filter((p) => known.has(p.flowId)) });
+      this.patch({ prompts: this.get().prompts.filter((p) => known.has(p.flowId)) });
       this.add(prompts);
     } catch {
       // main unreachable: the App says so
     }
   }
 
-  get = (): SignInSnapshot => this.snapshot;
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
   onEnded(listener: (ended: SignInEnded) => void): () => void {
-    this.endedListeners.add(listener);
-    return () => this.endedListeners.delete(listener);
+    return this.ended.add(listener);
   }
 
   /**
@@ -82,7 +75,7 @@ export class SignInStore {
       // cross-origin already: nothing to sever
     }
     this.windows.set(prompt.flowId, handle);
-    this.set({ ...this.snapshot, opened: new Set(this.snapshot.opened).add(prompt.flowId) });
+    this.patch({ opened: new Set(this.get().opened).add(prompt.flowId) });
     return undefined;
   }
 
@@ -117,22 +110,22 @@ export class SignInStore {
   }
 
   private setBusy(serverId: string, busy: boolean): void {
-    const next = new Set(this.snapshot.busy);
+    const next = new Set(this.get().busy);
     if (busy) next.add(serverId);
     else next.delete(serverId);
-    this.set({ ...this.snapshot, busy: next });
+    this.patch({ busy: next });
   }
 
   private add(prompts: SignInPrompt[]): void {
-    const known = new Set(this.snapshot.prompts.map((p) => p.flowId));
+    const known = new Set(this.get().prompts.map((p) => p.flowId));
     const fresh = prompts.filter((p) => !known.has(p.flowId));
-    if (fresh.length) this.set({ ...this.snapshot, prompts: [...this.snapshot.prompts, ...fresh] });
+    if (fresh.length) this.patch({ prompts: [...this.get().prompts, ...fresh] });
   }
 
   private end(ended: SignInEnded): void {
     this.endedAt.set(ended.serverId, Date.now());
     this.drop(ended.flowId);
-    for (const listener of this.endedListeners) listener(ended);
+    this.ended.emit(ended);
   }
 
   private drop(flowId: string): void {
@@ -143,30 +136,15 @@ export class SignInStore {
     } catch {
       // the popup is another origin's now; closing may be refused
     }
-    const opened = new Set(this.snapshot.opened);
+    const opened = new Set(this.get().opened);
     opened.delete(flowId);
-    this.set({ ...this.snapshot, prompts: this.snapshot.prompts.filter((p) => p.flowId !== flowId), opened });
-  }
-
-  private set(next: SignInSnapshot): void {
-    this.snapshot = next;
-    for (const listener of this.listeners) listener();
+    this.patch({ prompts: this.get().prompts.filter((p) => p.flowId !== flowId), opened });
   }
 }
-
-let store: SignInStore | undefined;
-let storeApi: SwitchboardApi | undefined;
 
 /** One store per window (per api). */
-export function getSignInStore(api: SwitchboardApi): SignInStore {
-  if (!store || storeApi !== api) {
-    store = new SignInStore(api);
-    storeApi = api;
-  }
-  return store;
-}
+export const getSignInStore = perApi((api) => new SignInStore(api));
 
 export function useSignIns(api: SwitchboardApi): SignInSnapshot {
-  const s = getSignInStore(api);
-  return useSyncExternalStore(s.subscribe, s.get);
+  return useStore(getSignInStore(api));
 }

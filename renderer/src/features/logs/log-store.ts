@@ -3,17 +3,19 @@
  * history, then every `logBatch`. Bounded (oldest dropped in chunks); views re-render on a
  * throttled tick, and filter incrementally (only new lines are scanned while the filter holds).
  */
-import { useSyncExternalStore } from 'react';
 import type { LogLevel, LogLine } from '../../../../contract';
 import type { StoredLine } from './log-filter';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
+import { Signal } from '../../state/store';
+import { useVersion } from '../../state/useStore';
 
 export const KEEP = 50_000;
 const TRIM_SLACK = 5_000;
 const TICK_MS = 150;
 
-export class LogStore {
+/** Notifies on a throttled tick (TICK_MS). */
+export class LogStore extends Signal {
   lines: StoredLine[] = [];
   /** Lines dropped from the front to stay bounded, or cleared. */
   dropped = 0;
@@ -21,11 +23,9 @@ export class LogStore {
   /** The last `logging/setLevel` sent per server in this window. */
   readonly levels = new Map<string, { level: LogLevel; at: number }>();
   private nextSeq = 0;
-  private version = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly api: SwitchboardApi) {
+    super({ throttleMs: TICK_MS });
     let early: LogLine[] = [];
     api.on('logBatch', ({ lines }) => {
       if (!this.loaded) early.push(...lines);
@@ -66,34 +66,18 @@ export class LogStore {
       this.lines.splice(0, drop);
       this.dropped += drop;
     }
-    this.changed();
+    this.notify();
   }
 
   clear(): void {
     this.dropped += this.lines.length;
     this.lines = [];
-    this.changed();
+    this.notify();
   }
 
   setLevel(serverId: string, level: LogLevel): void {
     this.levels.set(serverId, { level, at: Date.now() });
-    this.changed();
-  }
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  getVersion = (): number => this.version;
-
-  private changed(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.version++;
-      for (const listener of this.listeners) listener();
-    }, TICK_MS);
+    this.notify();
   }
 }
 
@@ -106,7 +90,7 @@ export const getLogStore = perApi((api) => new LogStore(api));
 /** The store; the component re-renders on its tick. */
 export function useLogStore(api: SwitchboardApi): LogStore {
   const store = getLogStore(api);
-  useSyncExternalStore(store.subscribe, store.getVersion);
+  useVersion(store);
   return store;
 }
 

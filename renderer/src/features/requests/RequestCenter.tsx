@@ -6,9 +6,11 @@
  */
 import { Badge, Button, Group, Modal, Stack, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { PendingRequest, RequestAnswer, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
+import { Store } from '../../state/store';
+import { useSelect, useStore } from '../../state/useStore';
 import { ElicitationForm } from './ElicitationForm';
 import classes from './requests.module.css';
 import { RootsEditor } from './RootsEditor';
@@ -18,18 +20,10 @@ import { completionKey, getRequestStore, KIND_LABEL, OUTCOME_LABEL, outcomeText,
 import { UrlDisplay, UrlElicitation } from './UrlElicitation';
 import { taskTieText } from '../tasks';
 
-// Open/closed is shared by the badge and the center.
-let centerOpen = false;
-const openListeners = new Set<() => void>();
-function setCenterOpen(open: boolean) {
-  centerOpen = open;
-  for (const l of openListeners) l();
-}
-const subscribeOpen = (l: () => void) => {
-  openListeners.add(l);
-  return () => openListeners.delete(l);
-};
-const useCenterOpen = () => useSyncExternalStore(subscribeOpen, () => centerOpen);
+// Open/closed is shared by the badge and the center (one center per window: module level).
+const centerOpen = new Store(false);
+const setCenterOpen = (open: boolean) => centerOpen.set(open);
+const useCenterOpen = () => useStore(centerOpen);
 // A request another view wants shown (a task's "Answer…"): the center selects it when it opens.
 let wanted: string | null = null;
 let wantedTick = 0;
@@ -78,8 +72,8 @@ export function RequestCenter({ servers }: { servers: ServerStatus[] }) {
     for (const r of fresh) seen.current.add(r.id);
     if (fresh.length === 0) return;
     const current = selected && snapshot.pending.some((r) => r.id === selected);
-    if (!centerOpen || !current) setSelected(fresh[0]!.id);
-    if (!centerOpen) setCenterOpen(true);
+    if (!centerOpen.get() || !current) setSelected(fresh[0]!.id);
+    if (!centerOpen.get()) setCenterOpen(true);
   }, [snapshot.pending, selected]);
 
   // The server said a link flow is done: say so even when the center is closed.
@@ -93,7 +87,7 @@ export function RequestCenter({ servers }: { servers: ServerStatus[] }) {
   );
 
   // Asked for from elsewhere (showRequest): select it.
-  const tick = useSyncExternalStore(subscribeOpen, () => wantedTick);
+  const tick = useSelect(centerOpen, () => wantedTick);
   useEffect(() => {
     if (wanted) {
       setSelected(wanted);

@@ -4,10 +4,11 @@
  * recently, and which URL-mode elicitations the server said are complete
  * (`elicitationComplete`). Low-rate data: every change makes a new snapshot.
  */
-import { useSyncExternalStore } from 'react';
 import type { EventPayload, PendingRequest } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
+import { Listeners, Store } from '../../state/store';
+import { useStore } from '../../state/useStore';
 
 export type Outcome = EventPayload<'requestResolved'>['outcome'];
 
@@ -30,19 +31,18 @@ const RECENT_KEEP = 30;
 
 export const completionKey = (serverId: string, elicitationId: string) => `${serverId}\n${elicitationId}`;
 
-export class RequestStore {
-  private snapshot: RequestsSnapshot = { pending: [], recent: [], completed: new Map() };
-  private readonly listeners = new Set<() => void>();
-  private readonly completionListeners = new Set<(payload: EventPayload<'elicitationComplete'>) => void>();
+export class RequestStore extends Store<RequestsSnapshot> {
+  private readonly completions = new Listeners<EventPayload<'elicitationComplete'>>();
 
   constructor(private readonly api: SwitchboardApi) {
+    super({ pending: [], recent: [], completed: new Map() });
     api.on('requestPending', (request) => this.add([request]));
     api.on('requestResolved', ({ id, outcome, action }) => this.resolve(id, outcome, action));
     api.on('elicitationComplete', (payload) => {
-      const completed = new Map(this.snapshot.completed);
+      const completed = new Map(this.get().completed);
       completed.set(completionKey(payload.serverId, payload.elicitationId), payload.ts);
-      this.set({ ...this.snapshot, completed });
-      for (const listener of this.completionListeners) listener(payload);
+      this.patch({ completed });
+      this.completions.emit(payload);
     });
     void this.reload();
   }
@@ -53,24 +53,16 @@ export class RequestStore {
       const pending = await this.api.listPendingRequests();
       const known = new Set(pending.map((r) => r.id));
       // Keep what arrived by event meanwhile, drop what main no longer holds.
-      const kept = this.snapshot.pending.filter((r) => known.has(r.id));
-      this.set({ ...this.snapshot, pending: kept });
+      const kept = this.get().pending.filter((r) => known.has(r.id));
+      this.patch({ pending: kept });
       this.add(pending);
     } catch {
       // main is unreachable: the App shows that; events resume when it is back
     }
   }
 
-  get = (): RequestsSnapshot => this.snapshot;
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
   onCompletion(listener: (payload: EventPayload<'elicitationComplete'>) => void): () => void {
-    this.completionListeners.add(listener);
-    return () => this.completionListeners.delete(listener);
+    return this.completions.add(listener);
   }
 
   /** Called after the renderer answered: the event normally follows, this just makes it immediate. */
@@ -79,24 +71,19 @@ export class RequestStore {
   }
 
   private add(requests: PendingRequest[]): void {
-    const ids = new Set(this.snapshot.pending.map((r) => r.id));
-    const resolved = new Set(this.snapshot.recent.map((r) => r.request.id));
+    const ids = new Set(this.get().pending.map((r) => r.id));
+    const resolved = new Set(this.get().recent.map((r) => r.request.id));
     const fresh = requests.filter((r) => !ids.has(r.id) && !resolved.has(r.id));
     if (fresh.length === 0) return;
-    const pending = [...this.snapshot.pending, ...fresh].sort((a, b) => a.receivedAt - b.receivedAt);
-    this.set({ ...this.snapshot, pending });
+    const pending = [...this.get().pending, ...fresh].sort((a, b) => a.receivedAt - b.receivedAt);
+    this.patch({ pending });
   }
 
   private resolve(id: string, outcome: Outcome, action?: string): void {
-    const request = this.snapshot.pending.find((r) => r.id === id);
+    const request = this.get().pending.find((r) => r.id === id);
     if (!request) return; // answered by policy, or already handled
-    const recent = [{ request, outcome, action, at: Date.now() }, ...this.snapshot.recent].slice(0, RECENT_KEEP);
-    this.set({ ...this.snapshot, pending: this.snapshot.pending.filter((r) => r.id !== id), recent });
-  }
-
-  private set(next: RequestsSnapshot): void {
-    this.snapshot = next;
-    for (const listener of this.listeners) listener();
+    const recent = [{ request, outcome, action, at: Date.now() }, ...this.get().recent].slice(0, RECENT_KEEP);
+    this.patch({ pending: this.get().pending.filter((r) => r.id !== id), recent });
   }
 }
 
@@ -104,7 +91,7 @@ export class RequestStore {
 export const getRequestStore = perApi((api) => new RequestStore(api));
 
 export function useRequests(store: RequestStore): RequestsSnapshot {
-  return useSyncExternalStore(store.subscribe, store.get);
+  return useStore(store);
 }
 
 export const KIND_LABEL: Record<PendingRequest['kind'], string> = {

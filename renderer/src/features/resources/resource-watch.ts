@@ -3,28 +3,28 @@
  * the Resources view unmounts when another tab shows, but subscriptions live on the server and
  * `resourceUpdated` events keep arriving. One store per API (window).
  */
-import { useSyncExternalStore } from 'react';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
+import { Signal } from '../../state/store';
+import { useVersion } from '../../state/useStore';
 
 export const resourceKey = (serverId: string, uri: string): string => `${serverId}\n${uri}`;
 
-export class ResourceWatch {
+export class ResourceWatch extends Signal {
   /** Keys subscribed in this window. */
   readonly subscribed = new Set<string>();
   /** Keys with an update not yet re-read → time of the latest update. */
   readonly updated = new Map<string, number>();
   /** Update count per key since subscribing (to show activity). */
   readonly updateCount = new Map<string, number>();
-  private version = 0;
-  private readonly listeners = new Set<() => void>();
 
   constructor(api: SwitchboardApi) {
+    super();
     api.on('resourceUpdated', ({ serverId, uri, ts }) => {
       const key = resourceKey(serverId, uri);
       this.updated.set(key, ts);
       this.updateCount.set(key, (this.updateCount.get(key) ?? 0) + 1);
-      this.changed();
+      this.notify();
     });
     // A subscription does not survive its session: forget it when the server goes down.
     api.on('serverState', (status) => {
@@ -36,31 +36,19 @@ export class ResourceWatch {
           dropped = true;
         }
       }
-      if (dropped) this.changed();
+      if (dropped) this.notify();
     });
   }
 
   setSubscribed(key: string, on: boolean): void {
     if (on) this.subscribed.add(key);
     else this.subscribed.delete(key);
-    this.changed();
+    this.notify();
   }
 
   /** The user read the resource again: the mark goes. */
   seen(key: string): void {
-    if (this.updated.delete(key)) this.changed();
-  }
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  getVersion = (): number => this.version;
-
-  private changed(): void {
-    this.version++;
-    for (const listener of this.listeners) listener();
+    if (this.updated.delete(key)) this.notify();
   }
 }
 
@@ -68,6 +56,6 @@ const watchFor = perApi((api) => new ResourceWatch(api));
 
 export function useResourceWatch(api: SwitchboardApi): ResourceWatch {
   const watch = watchFor(api);
-  useSyncExternalStore(watch.subscribe, watch.getVersion);
+  useVersion(watch);
   return watch;
 }

@@ -7,18 +7,19 @@
  * data: images, links open only as https after the usual checks.
  */
 import { Alert, Anchor, Badge, Button, Drawer, Group, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
-import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { ObservedMethod, ServerInfo, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { SafeText } from '../../components/SafeText';
 import { navigation } from '../../state/navigation';
+import { useStore } from '../../state/useStore';
 import { openConsented } from '../requests';
 import { capabilityRows, describeMismatch, iconVerdict, serverInfoPanel } from './model';
 
 const REFRESH_MS = 1_000;
 
 export function ServerInfoDrawer({ servers }: { servers: ServerStatus[] }) {
-  const openId = useSyncExternalStore(serverInfoPanel.subscribe, serverInfoPanel.get);
+  const openId = useStore(serverInfoPanel);
   const server = servers.find((s) => s.id === openId);
   return (
     <Drawer

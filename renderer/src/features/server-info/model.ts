@@ -3,6 +3,7 @@
  * words for each "declared vs did" finding, the capability list, and which panel is open.
  */
 import type { CapabilityMismatch, ServerIcon } from '../../../../contract';
+import { Store } from '../../state/store';
 
 type Icon = { src: string; mimeType?: string; sizes?: string[]; theme?: string };
 export type { ServerIcon };
@@ -57,21 +58,15 @@ function detailOf(value: unknown): string {
 
 // --- which server's panel is open (one at a time, opened from anywhere) ----------------------
 
-let openId: string | undefined;
-const listeners = new Set<() => void>();
-
-export const serverInfoPanel = {
+/** The open panel's server id; one per window (module level), since one panel shows at a time. */
+class PanelState extends Store<string | undefined> {
   open(serverId: string): void {
-    openId = serverId;
-    for (const l of listeners) l();
-  },
+    this.set(serverId);
+  }
+
   close(): void {
-    openId = undefined;
-    for (const l of listeners) l();
-  },
-  get: (): string | undefined => openId,
-  subscribe(listener: () => void): () => void {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  },
-};
+    this.set(undefined);
+  }
+}
+
+export const serverInfoPanel = new PanelState(undefined);

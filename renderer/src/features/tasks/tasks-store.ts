@@ -3,10 +3,11 @@
  * fetched again (coalesced) on every `taskStatus` event; and, per tool, its latest "Run as task"
  * (when, which task, or why it could not start) so the tool's Response pane can show it.
  */
-import { useSyncExternalStore } from 'react';
 import type { TaskInfo, ToolEntry } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
+import { Store } from '../../state/store';
+import { useStore } from '../../state/useStore';
 
 export interface TaskRun {
   at: number;
@@ -25,32 +26,24 @@ export interface TasksSnapshot {
 
 const REFRESH_MS = 100;
 
-export class TasksStore {
-  private snapshot: TasksSnapshot = { tasks: [], error: null, runs: new Map() };
-  private readonly listeners = new Set<() => void>();
+export class TasksStore extends Store<TasksSnapshot> {
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly api: SwitchboardApi) {
+    super({ tasks: [], error: null, runs: new Map() });
     api.on('taskStatus', () => {
       this.timer ??= setTimeout(() => void this.refresh(), REFRESH_MS);
     });
     void this.refresh();
   }
 
-  get = (): TasksSnapshot => this.snapshot;
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
   async refresh(): Promise<void> {
     this.timer = undefined;
     try {
       const tasks = await this.api.listTasks({});
-      this.set({ ...this.snapshot, tasks, error: null });
+      this.patch({ tasks, error: null });
     } catch (e) {
-      this.set({ ...this.snapshot, error: e instanceof Error ? e.message : String(e) });
+      this.patch({ error: e instanceof Error ? e.message : String(e) });
     }
   }
 
@@ -59,35 +52,30 @@ export class TasksStore {
     this.setRun(tool.name, { at: Date.now(), serverId: tool.serverId, starting: true });
     try {
       const started = await this.api.runToolAsTask({ tool: tool.name, serverId: tool.serverId, args });
-      this.setRun(tool.name, { ...this.snapshot.runs.get(tool.name)!, taskId: started.taskId, starting: false });
+      this.setRun(tool.name, { ...this.get().runs.get(tool.name)!, taskId: started.taskId, starting: false });
       await this.refresh();
     } catch (e) {
-      this.setRun(tool.name, { ...this.snapshot.runs.get(tool.name)!, starting: false, error: e instanceof Error ? e.message : String(e) });
+      this.setRun(tool.name, { ...this.get().runs.get(tool.name)!, starting: false, error: e instanceof Error ? e.message : String(e) });
     }
   }
 
   /** A plain Run started: the Response pane follows it, not the earlier task run. */
   clearRun(tool: string): void {
-    if (!this.snapshot.runs.has(tool)) return;
-    const runs = new Map(this.snapshot.runs);
+    if (!this.get().runs.has(tool)) return;
+    const runs = new Map(this.get().runs);
     runs.delete(tool);
-    this.set({ ...this.snapshot, runs });
+    this.patch({ runs });
   }
 
   private setRun(tool: string, run: TaskRun): void {
-    const runs = new Map(this.snapshot.runs);
+    const runs = new Map(this.get().runs);
     runs.set(tool, run);
-    this.set({ ...this.snapshot, runs });
-  }
-
-  private set(next: TasksSnapshot): void {
-    this.snapshot = next;
-    for (const listener of this.listeners) listener();
+    this.patch({ runs });
   }
 }
 
 export const getTasksStore = perApi((api) => new TasksStore(api));
 
 export function useTasks(store: TasksStore): TasksSnapshot {
-  return useSyncExternalStore(store.subscribe, store.get);
+  return useStore(store);
 }

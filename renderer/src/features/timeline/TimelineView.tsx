@@ -10,6 +10,7 @@ import type { TraceEvent } from '../../../../contract/trace';
 import { useApi } from '../../api/context';
 import { useTraceBuffer } from '../../state/live';
 import { useNavigation } from '../../state/navigation';
+import { fromSeq } from '../../state/seq-search';
 import { ModelSync } from './model';
 import { TimelineCanvas } from './TimelineCanvas';
 
@@ -95,7 +96,7 @@ export function TimelineView({ servers }: { servers: ServerStatus[] }) {
   const events = useMemo(() => {
     if (!live) return imported?.events ?? [];
     if (!cache.earlier.length) return buffer.events;
-    const before = cache.earlier.filter((e) => e.seq < firstLive);
+    const before = cache.earlier.slice(0, fromSeq(cache.earlier, firstLive));
     return before.length ? before.concat(buffer.events) : buffer.events;
     // `buffer.events` is appended to in place; its version says when
   }, [live, imported, buffer.events, buffer.version, earlier.count, firstLive]);

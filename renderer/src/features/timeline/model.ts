@@ -7,6 +7,7 @@
  * finds what is visible with a binary search; nothing here is React state.
  */
 import { CHANNELS, type Channel, type RpcSummary, type TraceEvent } from '../../../../contract/trace';
+import { afterSeq, lowerBound } from '../../state/seq-search';
 
 export type LaneKind = 'rpc-out' | 'rpc-in' | 'notifications' | 'channel' | 'lifecycle' | 'errors';
 
@@ -444,29 +445,8 @@ export class TimelineModel {
 export const tickTs = (t: Tick): number => t.ts;
 export const spanStart = (s: Span): number => s.start;
 
-/** First index whose key is ≥ value. */
-export function lowerBound<T>(list: readonly T[], value: number, key: (item: T) => number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (key(list[mid]!) < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First index whose seq is > seq, in events sorted by seq. */
-export function afterSeq(events: readonly TraceEvent[], seq: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (events[mid]!.seq <= seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+/** The renderer's one binary search (`state/seq-search.ts`), as this model's users know it. */
+export { afterSeq, lowerBound };
 
 /**
  * Keeps a model in step with a growing event list: appends what is new, rebuilds when the

@@ -84,7 +84,7 @@ function RememberArguments() {
 
 export function HistoryPanel({ tools, onOpen, onRunAgain }: { tools: ToolEntry[]; onOpen(tool: ToolEntry, args: Record<string, unknown>, origin: 'history'): void; onRunAgain(tool: ToolEntry, args: Record<string, unknown>): void }) {
   const api = useApi();
-  const { entries, loaded } = useHistory();
+  const { entries, loaded } = useHistory(api);
   useEffect(() => {
     void refreshHistory(api);
   }, [api]);
@@ -165,7 +165,7 @@ export function toolForSaved(call: SavedCall, tools: ToolEntry[]): ToolEntry | u
 
 export function SavedPanel({ tools, onOpen, onRun }: { tools: ToolEntry[]; onOpen(tool: ToolEntry, args: Record<string, unknown>, origin: 'saved'): void; onRun(tool: ToolEntry, args: Record<string, unknown>): void }) {
   const api = useApi();
-  const version = useSavedVersion();
+  const version = useSavedVersion(api);
   const [saved, setSaved] = useState<SavedCall[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -235,7 +235,7 @@ export function SavedPanel({ tools, onOpen, onRun }: { tools: ToolEntry[]; onOpe
                         aria-label="Delete"
                         onClick={() =>
                           api.deleteSavedCall({ id: call.id }).then(
-                            () => savedChanged(),
+                            () => savedChanged(api),
                             (e: Error) => setError(e.message),
                           )
                         }

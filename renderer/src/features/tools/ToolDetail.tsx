@@ -44,7 +44,7 @@ const pretty = (value: unknown) => safeStringify(value, { space: 2 });
 export function ToolDetail({ tool }: { tool: ToolEntry }) {
   const api = useApi();
   useEffect(() => ensureSession(api, tool), [api, tool]);
-  const session = useToolSession(tool.name);
+  const session = useToolSession(api, tool.name);
   const args = session?.args ?? NO_ARGS;
   const inputSchema = tool.inputSchema as JsonSchema;
   const bounds = useMemo(() => schemaBounds(inputSchema), [inputSchema]);
@@ -107,7 +107,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
     }
     setJsonError(null);
     lastFromJson.current = parsed;
-    setArgs(tool.name, parsed);
+    setArgs(api, tool.name, parsed);
   };
 
   const tasks = getTasksStore(api);
@@ -147,7 +147,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
   };
 
   const issues = validation?.status === 'invalid' ? validation.issues : NO_ISSUES;
-  const onFormChange = useCallback((next: Record<string, unknown>) => setArgs(tool.name, next), [tool.name]);
+  const onFormChange = useCallback((next: Record<string, unknown>) => setArgs(api, tool.name, next), [api, tool.name]);
   const running = session?.running;
   const outcome = session?.outcome;
 
@@ -180,7 +180,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
                   </Tabs.Tab>
                 </Tabs.List>
                 <Tooltip label="Back to the schema's defaults">
-                  <Button size="compact-xs" variant="subtle" color="gray" mb={6} onClick={() => setArgs(tool.name, defaultArgs(tool), 'defaults')} data-testid="tool-reset-args">
+                  <Button size="compact-xs" variant="subtle" color="gray" mb={6} onClick={() => setArgs(api, tool.name, defaultArgs(tool), 'defaults')} data-testid="tool-reset-args">
                     Reset
                   </Button>
                 </Tooltip>
@@ -521,7 +521,7 @@ function SaveCall({ tool, args }: { tool: ToolEntry; args: Record<string, unknow
       await api.saveCall({ name: name.trim(), serverName: tool.serverName, tool: tool.originalName, args });
       setOpened(false);
       setError(null);
-      savedChanged();
+      savedChanged(api);
       notifications.show({ message: `Saved "${name.trim().slice(0, 80)}" in ${tool.serverName.slice(0, 80)}'s collection.`, color: 'green' });
     } catch (e) {
       setError((e as Error).message);

@@ -74,7 +74,7 @@ export function ToolsView({ servers }: { servers: ServerStatus[] }) {
 
   const open = (tool: ToolEntry, args: Record<string, unknown>, origin: 'history' | 'saved') => {
     ensureSession(api, tool);
-    setArgs(tool.name, args, origin);
+    setArgs(api, tool.name, args, origin);
     setSelected(tool.name);
     setScrollNonce((n) => n + 1);
   };

@@ -4,9 +4,11 @@
  * user switches tools or views; progress notifications (possibly hundreds a second) are
  * coalesced to at most one update every PROGRESS_TICK_MS.
  */
-import { useSyncExternalStore } from 'react';
 import type { HistoryEntry, ToolEntry } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
+import { perApi } from '../../state/per-api';
+import { Signal } from '../../state/store';
+import { useSelect } from '../../state/useStore';
 import { errorOutcome, type CallOutcome } from './call-outcome';
 import { initialValue, isObject, type JsonSchema } from './schema';
 import { schemaBounds } from './validation';
@@ -39,31 +41,51 @@ export interface ToolSession {
   outcome?: CallOutcome;
 }
 
-const sessions = new Map<string, ToolSession>();
-const byCallId = new Map<string, string>();
-const listeners = new Set<() => void>();
-let history: HistoryEntry[] = [];
-let historyLoaded = false;
-let savedVersion = 0;
-let progressUnsubscribe: (() => void) | null = null;
-let flushTimer: ReturnType<typeof setTimeout> | null = null;
-const pendingProgress = new Map<string, Progress>();
+/**
+ * One per API (window): the sessions, the calls in flight by id, the history list and the
+ * saved calls' change count. The listeners hear every change of any of them.
+ */
+class ToolCalls extends Signal {
+  readonly sessions = new Map<string, ToolSession>();
+  readonly byCallId = new Map<string, string>();
+  history: HistoryEntry[] = [];
+  historyLoaded = false;
+  savedVersion = 0;
+  readonly pendingProgress = new Map<string, Progress>();
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
 
-function emit(): void {
-  for (const listener of listeners) listener();
+  constructor(api: SwitchboardApi) {
+    super();
+    api.on('callProgress', ({ callId, progress, total, message }) => {
+      const tool = this.byCallId.get(callId);
+      const session = tool ? this.sessions.get(tool) : undefined;
+      if (!tool || !session?.running || session.running.callId !== callId) return;
+      // Coalesced and published on the next tick: progress can arrive very fast.
+      const count = (this.pendingProgress.get(tool)?.count ?? session.running.progress?.count ?? 0) + 1;
+      this.pendingProgress.set(tool, { progress, total, message, count });
+      this.flushTimer ??= setTimeout(() => this.flushProgress(), PROGRESS_TICK_MS);
+    });
+  }
+
+  update(tool: string, patch: (session: ToolSession) => ToolSession): void {
+    const current = this.sessions.get(tool);
+    if (!current) return;
+    this.sessions.set(tool, patch(current));
+    this.notify();
+  }
+
+  private flushProgress(): void {
+    this.flushTimer = null;
+    for (const [name, next] of this.pendingProgress) {
+      const s = this.sessions.get(name);
+      if (s?.running) this.sessions.set(name, { ...s, running: { ...s.running, progress: next } });
+    }
+    this.pendingProgress.clear();
+    this.notify();
+  }
 }
 
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-function update(tool: string, patch: (session: ToolSession) => ToolSession): void {
-  const current = sessions.get(tool);
-  if (!current) return;
-  sessions.set(tool, patch(current));
-  emit();
-}
+const callsFor = perApi((api) => new ToolCalls(api));
 
 export function defaultArgs(tool: ToolEntry): Record<string, unknown> {
   const schema = tool.inputSchema as JsonSchema;
@@ -74,46 +96,28 @@ export function defaultArgs(tool: ToolEntry): Record<string, unknown> {
 
 /** Creates the tool's session (schema defaults), then pre-fills the arguments last used with it. */
 export function ensureSession(api: SwitchboardApi, tool: ToolEntry): void {
-  if (sessions.has(tool.name)) return;
-  sessions.set(tool.name, { args: defaultArgs(tool), origin: 'defaults' });
-  emit();
+  const calls = callsFor(api);
+  if (calls.sessions.has(tool.name)) return;
+  calls.sessions.set(tool.name, { args: defaultArgs(tool), origin: 'defaults' });
+  calls.notify();
   api.lastToolInput({ tool: tool.name }).then(
     ({ args }) => {
-      const session = sessions.get(tool.name);
-      if (args && session && session.origin === 'defaults') update(tool.name, (s) => ({ ...s, args, origin: 'remembered' }));
+      const session = calls.sessions.get(tool.name);
+      if (args && session && session.origin === 'defaults') calls.update(tool.name, (s) => ({ ...s, args, origin: 'remembered' }));
     },
     () => undefined,
   );
 }
 
-export function setArgs(tool: string, args: Record<string, unknown>, origin: ArgsOrigin = 'edited'): void {
-  if (!sessions.has(tool)) sessions.set(tool, { args, origin });
-  update(tool, (s) => ({ ...s, args, origin }));
+export function setArgs(api: SwitchboardApi, tool: string, args: Record<string, unknown>, origin: ArgsOrigin = 'edited'): void {
+  const calls = callsFor(api);
+  if (!calls.sessions.has(tool)) calls.sessions.set(tool, { args, origin });
+  calls.update(tool, (s) => ({ ...s, args, origin }));
 }
 
-export function useToolSession(tool: string): ToolSession | undefined {
-  return useSyncExternalStore(subscribe, () => sessions.get(tool));
-}
-
-function ensureProgress(api: SwitchboardApi): void {
-  if (progressUnsubscribe) return;
-  progressUnsubscribe = api.on('callProgress', ({ callId, progress, total, message }) => {
-    const tool = byCallId.get(callId);
-    const session = tool ? sessions.get(tool) : undefined;
-    if (!tool || !session?.running || session.running.callId !== callId) return;
-    // Coalesced and published on the next tick: progress can arrive very fast.
-    const count = (pendingProgress.get(tool)?.count ?? session.running.progress?.count ?? 0) + 1;
-    pendingProgress.set(tool, { progress, total, message, count });
-    flushTimer ??= setTimeout(() => {
-      flushTimer = null;
-      for (const [name, next] of pendingProgress) {
-        const s = sessions.get(name);
-        if (s?.running) sessions.set(name, { ...s, running: { ...s.running, progress: next } });
-      }
-      pendingProgress.clear();
-      emit();
-    }, PROGRESS_TICK_MS);
-  });
+export function useToolSession(api: SwitchboardApi, tool: string): ToolSession | undefined {
+  const calls = callsFor(api);
+  return useSelect(calls, () => calls.sessions.get(tool));
 }
 
 function newCallId(): string {
@@ -130,64 +134,69 @@ export async function runCall(
   tool: ToolEntry,
   options: { args?: Record<string, unknown>; timeoutMs?: number; resetTimeoutOnProgress: boolean },
 ): Promise<void> {
-  const session = sessions.get(tool.name);
+  const calls = callsFor(api);
+  const session = calls.sessions.get(tool.name);
   if (!session || session.running) return;
   const args = options.args ?? session.args;
   const callId = newCallId();
-  ensureProgress(api);
-  byCallId.set(callId, tool.name);
-  update(tool.name, (s) => ({ ...s, args, running: { callId, startedAt: Date.now(), args, cancelling: false } }));
+  calls.byCallId.set(callId, tool.name);
+  calls.update(tool.name, (s) => ({ ...s, args, running: { callId, startedAt: Date.now(), args, cancelling: false } }));
   const startedAt = Date.now();
   try {
     const value = await api.callTool({ tool: tool.name, args, timeoutMs: options.timeoutMs, resetTimeoutOnProgress: options.resetTimeoutOnProgress, callId });
-    update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'result', value, args, at: Date.now() } }));
+    calls.update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'result', value, args, at: Date.now() } }));
   } catch (error) {
     const details = errorOutcome(error);
-    const cancelled = details.cancelled || sessions.get(tool.name)?.running?.cancelling === true;
+    const cancelled = details.cancelled || calls.sessions.get(tool.name)?.running?.cancelling === true;
     const durationMs = details.detail?.durationMs ?? Date.now() - startedAt;
-    update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'error', ...details, cancelled, args, at: Date.now(), durationMs } }));
+    calls.update(tool.name, (s) => ({ ...s, running: undefined, outcome: { kind: 'error', ...details, cancelled, args, at: Date.now(), durationMs } }));
   } finally {
-    byCallId.delete(callId);
-    pendingProgress.delete(tool.name);
+    calls.byCallId.delete(callId);
+    calls.pendingProgress.delete(tool.name);
   }
   // The outcome carries its own trace seqs (the reply, or the error's detail); the history list
   // is refreshed only once it has been shown.
-  if (historyLoaded) void refreshHistory(api);
+  if (calls.historyLoaded) void refreshHistory(api);
 }
 
 export async function cancelRun(api: SwitchboardApi, tool: string): Promise<void> {
-  const running = sessions.get(tool)?.running;
+  const calls = callsFor(api);
+  const running = calls.sessions.get(tool)?.running;
   if (!running || running.cancelling) return;
-  update(tool, (s) => (s.running ? { ...s, running: { ...s.running, cancelling: true } } : s));
+  calls.update(tool, (s) => (s.running ? { ...s, running: { ...s.running, cancelling: true } } : s));
   try {
     await api.cancelCall({ callId: running.callId });
   } catch {
-    update(tool, (s) => (s.running ? { ...s, running: { ...s.running, cancelling: false } } : s));
+    calls.update(tool, (s) => (s.running ? { ...s, running: { ...s.running, cancelling: false } } : s));
   }
 }
 
 // --- history and saved calls ------------------------------------------------------------------
 
 export async function refreshHistory(api: SwitchboardApi): Promise<void> {
+  const calls = callsFor(api);
   try {
-    history = await api.listHistory({ limit: 500 });
-    historyLoaded = true;
-    emit();
+    calls.history = await api.listHistory({ limit: 500 });
+    calls.historyLoaded = true;
+    calls.notify();
   } catch {
     /* keep what we had */
   }
 }
 
-export function useHistory(): { entries: HistoryEntry[]; loaded: boolean } {
-  const entries = useSyncExternalStore(subscribe, () => history);
-  return { entries, loaded: historyLoaded };
+export function useHistory(api: SwitchboardApi): { entries: HistoryEntry[]; loaded: boolean } {
+  const calls = callsFor(api);
+  const entries = useSelect(calls, () => calls.history);
+  return { entries, loaded: calls.historyLoaded };
 }
 
-export function savedChanged(): void {
-  savedVersion++;
-  emit();
+export function savedChanged(api: SwitchboardApi): void {
+  const calls = callsFor(api);
+  calls.savedVersion++;
+  calls.notify();
 }
 
-export function useSavedVersion(): number {
-  return useSyncExternalStore(subscribe, () => savedVersion);
+export function useSavedVersion(api: SwitchboardApi): number {
+  const calls = callsFor(api);
+  return useSelect(calls, () => calls.savedVersion);
 }

@@ -5,10 +5,11 @@
  */
 import { notifications } from '@mantine/notifications';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, useSyncExternalStore, type CSSProperties, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, type CSSProperties, type KeyboardEvent } from 'react';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
 import { useTraceBuffer } from '../../state/live';
+import { useVersion } from '../../state/useStore';
 import {
   clip,
   DIR_ARROW,
@@ -26,9 +27,6 @@ import classes from './TrafficView.module.css';
 import { traffic, useTrafficState } from './traffic-store';
 
 export const ROW_H = 24;
-
-const noSubscribe = () => () => undefined;
-const zero = () => 0;
 
 /** Live events carry the channel known when they were recorded; a POST becomes post-sse only once answered. */
 const exchangeChannels = new Map<string, Channel>();
@@ -62,7 +60,7 @@ export interface TrafficTableProps {
 export function TrafficTable({ model, names, live, paused, filtered }: TrafficTableProps) {
   const buffer = useTraceBuffer();
   const st = useTrafficState();
-  const version = useSyncExternalStore(model?.subscribe ?? noSubscribe, model?.getVersion ?? zero);
+  const version = useVersion(model);
   const scrollRef = useRef<HTMLDivElement>(null);
   const programmatic = useRef(-1);
   const lastTop = useRef(0);

@@ -4,11 +4,12 @@
  * a detail pane with headers, bodies and streams, follow/pause, export and import.
  */
 import { Badge, Button, Group, Menu, Switch, Text, Tooltip } from '@mantine/core';
-import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { LiveContext, useTraceBuffer } from '../../state/live';
 import { useNavigation } from '../../state/navigation';
+import { useVersion } from '../../state/useStore';
 import { formatCount } from '../../components/format';
 import { isErrorEvent } from './format';
 import { ListModel, SeqModel, type RowModel } from './models';
@@ -243,9 +244,6 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
   );
 }
 
-const noSubscribe = () => () => undefined;
-const zero = () => 0;
-
 function StatusBar({
   model,
   isLive,
@@ -264,7 +262,7 @@ function StatusBar({
   sourceName: string;
 }) {
   const buffer = useTraceBuffer();
-  useSyncExternalStore(model?.subscribe ?? noSubscribe, model?.getVersion ?? zero);
+  useVersion(model);
   // A paused buffer does not tick: poll the held count.
   const [, setNow] = useState(0);
   useEffect(() => {

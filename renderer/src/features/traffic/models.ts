@@ -13,6 +13,8 @@
  */
 import type { SwitchboardApi } from '../../../../contract/client';
 import type { TraceEvent } from '../../../../contract/trace';
+import { afterSeq, findSeq, indexOfSeq } from '../../state/seq-search';
+import { Signal } from '../../state/store';
 import type { TraceBuffer } from '../../state/trace-buffer';
 
 /** One HTTP exchange: its request, response, SSE events and end, as a collapsible row. */
@@ -80,51 +82,11 @@ export interface RowModel {
   dispose(): void;
 }
 
-abstract class Emitter {
-  private readonly listeners = new Set<() => void>();
-  private version = 0;
-  protected disposed = false;
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  getVersion = (): number => this.version;
-
-  protected bump(): void {
-    if (this.disposed) return;
-    this.version++;
-    for (const listener of this.listeners) listener();
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    this.listeners.clear();
-  }
-}
-
-/** Index of the first event with seq > `seq` in an ascending array. */
-export function firstAfter(events: readonly TraceEvent[], seq: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (events[mid]!.seq <= seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+/** Index of the first event with seq > `seq` in an ascending array (the renderer's one search, `state/seq-search.ts`). */
+export const firstAfter: (events: readonly TraceEvent[], seq: number) => number = afterSeq;
 
 /** The event with this seq in an ascending array, or undefined. */
-export function findSeq(events: readonly TraceEvent[], seq: number): TraceEvent | undefined {
-  if (events.length === 0) return undefined;
-  const guess = events[seq - events[0]!.seq];
-  if (guess?.seq === seq) return guess;
-  const at = firstAfter(events, seq - 1);
-  const found = events[at];
-  return found?.seq === seq ? found : undefined;
-}
+export { findSeq };
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -134,7 +96,7 @@ const PAGE = 500;
 const MAX_PAGES = 80;
 const MAX_INFLIGHT = 3;
 
-export class SeqModel extends Emitter implements RowModel {
+export class SeqModel extends Signal implements RowModel {
   readonly kind = 'seq' as const;
   private readonly pages = new Map<number, TraceEvent[]>();
   private readonly inflight = new Set<number>();
@@ -154,12 +116,12 @@ export class SeqModel extends Emitter implements RowModel {
       api.traceQuery({ source, limit: 1 }).then(
         (page) => {
           this.importedTotal = page.total;
-          this.bump();
+          this.notify();
         },
         (error) => {
           this.error = errorMessage(error);
           this.importedTotal = 0;
-          this.bump();
+          this.notify();
         },
       );
     }
@@ -170,7 +132,7 @@ export class SeqModel extends Emitter implements RowModel {
     if (baseline === this.baseline && frozen === this.frozen) return;
     this.baseline = baseline;
     this.frozen = frozen;
-    this.bump();
+    this.notify();
   }
 
   get total(): number {
@@ -244,13 +206,13 @@ export class SeqModel extends Emitter implements RowModel {
         this.pages.set(page, result.events);
         if (!this.buffer) this.importedTotal = Math.max(this.importedTotal ?? 0, result.total);
         this.evict();
-        this.bump();
+        this.notify();
         this.pump();
       },
       (error) => {
         this.inflight.delete(page);
         this.error = errorMessage(error);
-        this.bump();
+        this.notify();
       },
     );
   }
@@ -268,7 +230,7 @@ export class SeqModel extends Emitter implements RowModel {
 const LIST_PAGE = 1000;
 const TAIL_PAGE = 5000;
 
-export class ListModel extends Emitter implements RowModel {
+export class ListModel extends Signal implements RowModel {
   readonly kind = 'list' as const;
   /** Matching events, oldest first. */
   events: TraceEvent[] = [];
@@ -311,7 +273,7 @@ export class ListModel extends Emitter implements RowModel {
     try {
       if (this.useBuffer) {
         const window = this.buffer!.events;
-        this.events = window.slice(firstAfter(window, this.baseline));
+        this.events = window.slice(afterSeq(window, this.baseline));
         this.total = this.buffer!.total;
         const first = this.events[0]?.seq;
         this.olderCursor = first !== undefined ? (first > this.baseline + 1 ? first : undefined) : this.total > this.baseline ? this.total + 1 : undefined;
@@ -319,7 +281,7 @@ export class ListModel extends Emitter implements RowModel {
         const page = await this.api.traceQuery({ ...this.query, source: this.source, order: 'desc', limit: LIST_PAGE });
         if (this.disposed) return;
         const events = page.events.reverse();
-        this.events = events.slice(firstAfter(events, this.baseline));
+        this.events = events.slice(afterSeq(events, this.baseline));
         this.olderCursor = this.events.length < events.length ? undefined : page.nextCursor;
         this.scannedTo = page.total;
         this.total = page.total;
@@ -329,7 +291,7 @@ export class ListModel extends Emitter implements RowModel {
       this.error = errorMessage(error);
     }
     this.loading = false;
-    this.bump();
+    this.notify();
   }
 
   get hasOlder(): boolean {
@@ -344,12 +306,12 @@ export class ListModel extends Emitter implements RowModel {
   async loadOlder(): Promise<boolean> {
     if (this.olderCursor === undefined || this.loadingOlder || this.loading) return false;
     this.loadingOlder = true;
-    this.bump();
+    this.notify();
     try {
       const page = await this.api.traceQuery({ ...(this.query ?? {}), source: this.source, order: 'desc', cursor: this.olderCursor, limit: LIST_PAGE });
       if (this.disposed) return false;
       const events = page.events.reverse();
-      const older = events.slice(firstAfter(events, this.baseline));
+      const older = events.slice(afterSeq(events, this.baseline));
       this.olderCursor = older.length < events.length ? undefined : page.nextCursor;
       this.events = older.concat(this.events);
       this.total = Math.max(this.total, page.total);
@@ -361,7 +323,7 @@ export class ListModel extends Emitter implements RowModel {
       return false;
     } finally {
       this.loadingOlder = false;
-      this.bump();
+      this.notify();
     }
   }
 
@@ -369,7 +331,7 @@ export class ListModel extends Emitter implements RowModel {
     if (expanded === this.expanded) return;
     this.expanded = expanded;
     this.rowsDirty = true;
-    this.bump();
+    this.notify();
   }
 
   get count(): number {
@@ -390,8 +352,7 @@ export class ListModel extends Emitter implements RowModel {
 
   indexOfSeq(seq: number): number {
     if (!this.grouped) {
-      const at = firstAfter(this.events, seq - 1);
-      return this.events[at]?.seq === seq ? at : -1;
+      return indexOfSeq(this.events, seq);
     }
     const rows = this.flat();
     for (let i = 0; i < rows.length; i++) {
@@ -413,13 +374,13 @@ export class ListModel extends Emitter implements RowModel {
     if (this.useBuffer) {
       const window = this.buffer!.events;
       const last = this.events.length ? this.events[this.events.length - 1]!.seq : this.baseline;
-      const from = firstAfter(window, last);
+      const from = afterSeq(window, last);
       this.total = this.buffer!.total;
       if (from >= window.length) return;
       const fresh = window.slice(from);
       for (const event of fresh) this.events.push(event);
       this.append(fresh);
-      this.bump();
+      this.notify();
       return;
     }
     void this.tail();
@@ -433,17 +394,17 @@ export class ListModel extends Emitter implements RowModel {
         const page = await this.api.traceQuery({ ...this.query, source: this.source, order: 'asc', cursor: this.scannedTo, limit: TAIL_PAGE });
         if (this.disposed) return;
         const last = this.events.length ? this.events[this.events.length - 1]!.seq : 0;
-        const fresh = page.events.filter((e) => e.seq > last && e.seq > this.baseline);
+        const fresh = page.events.slice(afterSeq(page.events, Math.max(last, this.baseline)));
         for (const event of fresh) this.events.push(event);
         this.append(fresh);
         this.total = Math.max(this.total, page.total);
         this.scannedTo = page.nextCursor ?? Math.max(this.scannedTo, page.total);
-        if (fresh.length) this.bump();
+        if (fresh.length) this.notify();
         if (page.nextCursor === undefined) break;
       }
     } catch (error) {
       this.error = errorMessage(error);
-      this.bump();
+      this.notify();
     } finally {
       this.tailing = false;
     }

@@ -1,10 +1,11 @@
 /**
  * The Traffic view's own state, kept at module level so it survives switching views: filters,
  * grouping, follow/pause, the selection, the detail pane's width, and the "clear view" mark.
- * Read with `useTrafficState()` (useSyncExternalStore); change with `traffic.*`.
+ * Read with `useTrafficState()`; change with `traffic.*`. One per window (the view's, not any API's).
  */
-import { useSyncExternalStore } from 'react';
 import type { Channel, EventKind } from '../../../../contract/trace';
+import { Store } from '../../state/store';
+import { useStore } from '../../state/useStore';
 
 export interface TrafficFilters {
   servers: string[];
@@ -46,7 +47,7 @@ export interface TrafficState {
 
 export const EMPTY_FILTERS: TrafficFilters = { servers: [], channels: [], kinds: [], methods: [], statusClass: [], errorsOnly: false, text: '' };
 
-let state: TrafficState = {
+const store = new Store<TrafficState>({
   filters: EMPTY_FILTERS,
   grouped: false,
   follow: true,
@@ -54,14 +55,8 @@ let state: TrafficState = {
   expanded: new Set(),
   clearedThrough: 0,
   detailWidth: 500,
-};
-const listeners = new Set<() => void>();
+});
 let revealNonce = 0;
-
-function set(patch: Partial<TrafficState>): void {
-  state = { ...state, ...patch };
-  for (const listener of listeners) listener();
-}
 
 export function hasFilters(f: TrafficFilters): boolean {
   return (
@@ -96,60 +91,57 @@ export function filterQuery(f: TrafficFilters): Record<string, unknown> {
 }
 
 export const traffic = {
-  get: (): TrafficState => state,
-  subscribe(listener: () => void): () => void {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  },
+  get: store.get,
+  subscribe: store.subscribe,
   setFilters(patch: Partial<TrafficFilters>): void {
-    set({ filters: { ...state.filters, ...patch } });
+    store.patch({ filters: { ...store.get().filters, ...patch } });
   },
   clearFilters(): void {
-    set({ filters: EMPTY_FILTERS });
+    store.patch({ filters: EMPTY_FILTERS });
   },
   setGrouped(grouped: boolean): void {
-    set({ grouped });
+    store.patch({ grouped });
   },
   setFollow(follow: boolean): void {
-    if (follow !== state.follow) set({ follow });
+    if (follow !== store.get().follow) store.patch({ follow });
   },
   setPausedAt(pausedAt: number | undefined): void {
-    set({ pausedAt });
+    store.patch({ pausedAt });
   },
   select(seq: number | undefined): void {
-    if (seq !== state.selectedSeq) set({ selectedSeq: seq });
+    if (seq !== store.get().selectedSeq) store.patch({ selectedSeq: seq });
   },
   /** Selects an event and asks the table to scroll to it. */
   reveal(seq: number): void {
-    set({ selectedSeq: seq, follow: false, reveal: { seq, nonce: ++revealNonce } });
+    store.patch({ selectedSeq: seq, follow: false, reveal: { seq, nonce: ++revealNonce } });
   },
   toggleExpanded(exchange: string): void {
-    const expanded = new Set(state.expanded);
+    const expanded = new Set(store.get().expanded);
     if (!expanded.delete(exchange)) expanded.add(exchange);
-    set({ expanded });
+    store.patch({ expanded });
   },
   expand(exchange: string): void {
-    if (state.expanded.has(exchange)) return;
-    set({ expanded: new Set([...state.expanded, exchange]) });
+    if (store.get().expanded.has(exchange)) return;
+    store.patch({ expanded: new Set([...store.get().expanded, exchange]) });
   },
   clearView(throughSeq: number): void {
-    set({ clearedThrough: throughSeq, selectedSeq: undefined });
+    store.patch({ clearedThrough: throughSeq, selectedSeq: undefined });
   },
   restoreView(): void {
-    set({ clearedThrough: 0 });
+    store.patch({ clearedThrough: 0 });
   },
   setDetailWidth(detailWidth: number): void {
-    set({ detailWidth });
+    store.patch({ detailWidth });
   },
   /** A different trace: the selection, expansions and the clear mark do not carry over. */
   useSource(sourceId: string): void {
-    if (sourceId === state.sourceId) return;
-    set({ sourceId, selectedSeq: undefined, expanded: new Set(), clearedThrough: 0, pausedAt: undefined, reveal: undefined, filters: { ...state.filters, exchange: undefined } });
+    if (sourceId === store.get().sourceId) return;
+    store.patch({ sourceId, selectedSeq: undefined, expanded: new Set(), clearedThrough: 0, pausedAt: undefined, reveal: undefined, filters: { ...store.get().filters, exchange: undefined } });
   },
 };
 
 export function useTrafficState(): TrafficState {
-  return useSyncExternalStore(traffic.subscribe, traffic.get);
+  return useStore(store);
 }
 
 /** Server names of imported traces (what `traceImport` reported), by source id. */
