@@ -385,9 +385,8 @@ describe('ModelSync', () => {
       fc.property(traceArb, fc.array(fc.nat(), { maxLength: 5 }), (events, cuts) => {
         const sync = new ModelSync();
         const first = sync.sync([]);
-        let model = first;
-        for (const cut of [...cuts.map((c) => (events.length ? c % (events.length + 1) : 0))].sort((x, y) => x - y)) model = sync.sync(events.slice(0, cut));
-        model = sync.sync(events);
+        for (const cut of [...cuts.map((c) => (events.length ? c % (events.length + 1) : 0))].sort((x, y) => x - y)) sync.sync(events.slice(0, cut));
+        const model = sync.sync(events);
         expect(picture(model)).toEqual(picture(fold(events)));
         if (events.length && model !== first) expect(sync.sync(events)).toBe(model);
       }),

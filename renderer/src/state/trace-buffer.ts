@@ -83,7 +83,11 @@ export class TraceBuffer extends Signal {
   private append(events: TraceEvent[]): void {
     // A push can repeat events the window already loaded (recorded just before the load, pushed after it).
     let last = this.events.length ? this.events[this.events.length - 1]!.seq : 0;
-    for (const event of events) if (event.seq > last) this.events.push(event), (last = event.seq);
+    for (const event of events) {
+      if (event.seq <= last) continue;
+      this.events.push(event);
+      last = event.seq;
+    }
     if (this.events.length > WINDOW) this.events.splice(0, this.events.length - WINDOW);
     this.notify();
   }
