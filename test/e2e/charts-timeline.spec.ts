@@ -12,7 +12,7 @@ import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtu
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { apiCall, callOn, findOnLane, numberAttr, serverId, showView } from './support/charts';
 import { addServer, shellQuote } from './support/ui';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -111,12 +111,7 @@ test('charts plot the flood and the calls; the window switches; a click filters 
 
   await page.getByTestId('charts-window').getByText('1 min', { exact: true }).click();
   await expect(messages).toHaveAttribute('data-range-ms', '60000');
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.mouse.move(0, 0);
-  await page.screenshot({ path: shot('charts-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: shot('charts-dark.png') });
-  await page.emulateMedia({ colorScheme: 'light' });
+  await bothThemes(page, 'charts', { pointer: { x: 0, y: 0 } });
 
   // a click on a point of the messages chart: Traffic, filtered to that second
   const surface = messages.locator('.recharts-wrapper > svg');
@@ -151,12 +146,7 @@ test('timeline: lanes per server and channel, zoom to milliseconds and back, sel
   // the flood's 3000 notifications are on the legacy server's notifications lane
   expect(await numberAttr(lane('legacy http', 'notifications'), 'data-items')).toBeGreaterThanOrEqual(3000);
 
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.mouse.move(0, 0);
-  await page.screenshot({ path: shot('timeline-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: shot('timeline-dark.png') });
-  await page.emulateMedia({ colorScheme: 'light' });
+  await bothThemes(page, 'timeline', { pointer: { x: 0, y: 0 } });
 
   // zoom: the button halves the visible span, the wheel zooms around the cursor down to milliseconds
   await expect(timeline).toHaveAttribute('data-follow', 'true');

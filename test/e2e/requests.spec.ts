@@ -12,7 +12,7 @@ import { askingStdioCommand, startAskingFixture, DASHBOARD_URL, type RunningAski
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { fillField, pendingRequest, resultJson, startCall, stubExternalPages } from './support/requests';
 import { addServer, callTool, shellQuote } from './support/ui';
-import { shot } from './support/screenshots';
+import { bothThemes, shot } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningAskingFixture;
@@ -102,11 +102,7 @@ test('form: every field type, checked before Accept, edits and defaults reach th
   await form.getByTestId('field-languages-fr').check();
   await form.getByTestId('field-newsletter').uncheck();
   await page.getByTestId('request-detail').evaluate((e) => e.scrollTo(0, 0));
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: shot('elicitation-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: shot('elicitation-dark.png') });
-  await page.emulateMedia({ colorScheme: 'light' });
+  await bothThemes(page, 'elicitation');
 
   await form.getByTestId('answer-accept').click();
   const result = await call.result();

@@ -21,7 +21,7 @@ import {
   waitForFiltered,
 } from './support/traffic';
 import { addServer, callTool, shellQuote } from './support/ui';
-import { shot } from './support/screenshots';
+import { bothThemes } from './support/screenshots';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -265,11 +265,7 @@ test('the detail pane of a POST-SSE exchange: headers, SSE events with ids, JSON
   // Screenshots: the whole table with the detail pane on the SSE exchange's stream.
   await detail.getByTestId('traffic-tab-events').click();
   await expect(detail.getByTestId('traffic-sse-data')).toBeVisible();
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: shot('traffic-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: shot('traffic-dark.png') });
-  await page.emulateMedia({ colorScheme: 'light' });
+  await bothThemes(page, 'traffic');
 });
 
 test('exports HAR and JSONL, and opens the JSONL read-only', async ({ page }) => {
