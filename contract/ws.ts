@@ -31,5 +31,5 @@ export const encodeEvent = (event: EventName, payload: unknown): string =>
 
 export type ClientFrame = z.input<typeof WsFrame>;
 
-/** The WebSocket path and the header a non-browser client may use instead of the cookie. */
+/** The WebSocket path. (A non-browser client that has no cookie sends the token in `x-switchboard-token`: main/adapters/web/security.ts.) */
 export const WS_PATH = '/ws';
