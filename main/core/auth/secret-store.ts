@@ -4,8 +4,9 @@
  * CLI keep an owner-only (0600) file in the user's config directory. Every store says plainly
  * how well it protects what it holds, and the UI repeats it.
  */
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { writeFileAtomic } from '../store/atomic-file';
 
 export interface SecretStoreInfo {
   /** Encrypted at rest by something other than file permissions. */
@@ -98,10 +99,7 @@ export class FileSecretStore implements SecretStore {
       const map = await this.load();
       change(map);
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      const temporary = `${this.path}.${process.pid}.tmp`;
-      await writeFile(temporary, JSON.stringify({ version: 1, entries: Object.fromEntries(map) }), { mode: 0o600 });
-      await chmod(temporary, 0o600);
-      await rename(temporary, this.path);
+      await writeFileAtomic(this.path, JSON.stringify({ version: 1, entries: Object.fromEntries(map) }));
     });
     this.queue = run.catch(() => undefined);
     return run;

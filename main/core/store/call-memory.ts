@@ -10,7 +10,8 @@
 import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import { JsonObject, SavedCall } from '../../../contract';
 import { backupPath } from './backup';
-import { WriteBehind, writeFileAtomic, writeFileAtomicSync, type WriteTimers } from './write-behind';
+import { writeFileAtomic, writeFileAtomicSync } from './atomic-file';
+import { WriteBehind, type WriteTimers } from './write-behind';
 
 export const CALL_MEMORY_FILE = 'call-memory.json';
 const CALL_MEMORY_VERSION = 1;

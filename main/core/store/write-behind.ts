@@ -5,8 +5,6 @@
  * `flush()` writes what waits now, `close()` does so and writes every later change at once.
  * A failed write is reported and tried again on the next change or flush, never dropped.
  */
-import { renameSync, writeFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
 
 /** setTimeout/clearTimeout, replaceable so a test decides when "later" is. */
 export interface WriteTimers {
@@ -91,18 +89,4 @@ export class WriteBehind {
     for (const handle of [this.trailing, this.deadline]) if (handle !== undefined) this.timers.clear(handle);
     this.trailing = this.deadline = undefined;
   }
-}
-
-/** Writes `text` to a temporary file beside `path` and renames it over `path`: a crash never leaves half a file. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await rename(temporary, path);
-}
-
-/** `writeFileAtomic`, synchronously (a one-time migration at start). */
-export function writeFileAtomicSync(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, path);
 }
