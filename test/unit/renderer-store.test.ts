@@ -99,6 +99,18 @@ describe('Signal', () => {
       expect(signal.getVersion()).toBe(2);
     });
 
+    it('notifyNow sends at once, folding in the one still waiting (nothing more a tick later)', () => {
+      const signal = new Signal({ throttleMs: 200 });
+      let heard = 0;
+      signal.subscribe(() => heard++);
+      signal.notify();
+      signal.notifyNow();
+      expect(heard).toBe(1);
+      vi.advanceTimersByTime(200);
+      expect(heard).toBe(1);
+      expect(signal.getVersion()).toBe(1);
+    });
+
     it('drops a notification still waiting when disposed', () => {
       const signal = new Signal({ throttleMs: 100 });
       let heard = 0;

@@ -80,6 +80,14 @@ export class Signal {
     }, this.#throttleMs);
   }
 
+  /** Tells the listeners now, with any throttled notification still waiting folded in. */
+  notifyNow(): void {
+    if (this.#ended) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#send();
+  }
+
   /** Drops every listener and any notification still waiting; later notifications do nothing. */
   dispose(): void {
     this.#ended = true;

@@ -66,6 +66,9 @@ export class TraceBuffer extends Signal {
       const pending = this.pendingWhilePaused;
       this.pendingWhilePaused = [];
       this.append(pending);
+    } else if (paused) {
+      // What arrived before the pause is on screen at once (not a tick later), and then it holds.
+      this.notifyNow();
     } else this.notify();
   }
 
