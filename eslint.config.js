@@ -140,7 +140,8 @@ export default defineConfig(
         {
           patterns: [
             testOnlyPackages,
-            { group: ['@modelcontextprotocol/*'], message: 'the renderer reaches servers only through main (contract/client.ts), never with an MCP SDK of its own' },
+            // The one exception: MCP Apps' host side (the app bridge speaks to a sandboxed frame, not to a server).
+            { regex: '^@modelcontextprotocol/(?!ext-apps/app-bridge$)', message: 'the renderer reaches servers only through main (contract/client.ts), never with an MCP SDK of its own; of MCP Apps it uses only the host side, @modelcontextprotocol/ext-apps/app-bridge' },
           ],
         },
       ],

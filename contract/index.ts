@@ -138,6 +138,8 @@ export const ServerConfigInput = z.object({
   roots: z.array(RootEntry).default([]),
   /** Reconnect at start when it was connected as the app stopped (a server the person disconnected stays disconnected). */
   connectAtStart: z.boolean().default(true),
+  /** MCP Apps: declare the `io.modelcontextprotocol/ui` extension so the server may offer tool UIs. */
+  apps: z.boolean().default(true),
 });
 
 /** The result of the last "Test connection": a real initialize + list, never a guess. */
@@ -200,6 +202,12 @@ export const ToolEntry = z.object({
   collidesWith: z.array(z.string()).optional(),
   /** MCP tasks (2025-11-25): the tool's `execution.taskSupport`, when it declares one. */
   taskSupport: z.enum(['forbidden', 'optional', 'required']).optional(),
+  /**
+   * MCP Apps: the tool's `_meta.ui` (or the deprecated flat `_meta["ui/resourceUri"]`), when it
+   * names a `ui://` resource. `visibility` absent means both; `["app"]` is app-only (hidden from
+   * a model), `["model"]` may not be called from an app.
+   */
+  ui: z.object({ resourceUri: z.string(), visibility: z.array(z.enum(['model', 'app'])).optional() }).optional(),
 });
 
 export const PromptEntry = z.object({
@@ -338,9 +346,10 @@ export const LogLine = z.object({
   /**
    * `server`: its log notifications (notifications/message); `stderr`: a stdio server's stderr;
    * `protocol`: what went wrong with a server (its error answers, failed lists, broken messages,
-   * lost connections), always with its `serverId`; `app`: Switchboard's own.
+   * lost connections), always with its `serverId`; `app`: Switchboard's own; `mcp-app`: an MCP App
+   * running in its sandbox (its console errors, CSP violations, log notifications, bridge refusals).
    */
-  source: z.enum(['app', 'stderr', 'server', 'protocol']),
+  source: z.enum(['app', 'stderr', 'server', 'protocol', 'mcp-app']),
   /** MCP's eight syslog levels (RFC 5424), each as itself. */
   level: LogLevel,
   text: z.string(),
@@ -498,6 +507,70 @@ export const ServerInfo = z.object({
   mismatches: z.array(CapabilityMismatch),
 });
 
+// ---------------------------------------------------------------------------------------
+// MCP Apps (extension io.modelcontextprotocol/ui, spec 2026-01-26)
+
+/** What a UI resource declared it needs (`_meta.ui.csp`), as the server sent it (validated by main). */
+export const AppCspDeclared = z.object({
+  connectDomains: z.array(z.string()).optional(),
+  resourceDomains: z.array(z.string()).optional(),
+  frameDomains: z.array(z.string()).optional(),
+  baseUriDomains: z.array(z.string()).optional(),
+});
+export const APP_PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
+export const AppPermission = z.enum(APP_PERMISSIONS);
+
+/** An app instance main prepared: the resource read, the policy built, the sandbox page registered. */
+export const AppInstance = z.object({
+  instanceId: z.string(),
+  serverId: ServerId,
+  serverName: z.string(),
+  uri: z.string(),
+  /** The namespaced tool the app belongs to, when opened for one. */
+  tool: z.string().optional(),
+  mimeType: z.string(),
+  /** The app's HTML, as the server sent it (sent to the sandbox proxy, never rendered by us). */
+  html: z.string(),
+  /** The outer frame's URL: the sandbox proxy page on an origin that is not ours. */
+  sandboxUrl: z.string(),
+  /** The sandbox origin (for postMessage target checks). */
+  sandboxOrigin: z.string(),
+  /** The Content-Security-Policy the sandbox page is served with (exact header value). */
+  csp: z.string(),
+  declared: AppCspDeclared,
+  /** Declared entries refused by the policy builder, each with why. */
+  refused: z.array(z.object({ directive: z.string(), value: z.string(), reason: z.string() })),
+  /** Permissions the resource asks for; granted only after the person consents. */
+  permissions: z.array(AppPermission),
+  /** Permissions granted to this instance (consent given): these reach the frame's `allow`. */
+  granted: z.array(AppPermission),
+  prefersBorder: z.boolean().optional(),
+  /** `_meta.ui.domain`, if the server asked for a dedicated origin (not honoured: said in `notes`). */
+  domain: z.string().optional(),
+  /** Plain-words notes for the Devtools strip (what was not honoured and why). */
+  notes: z.array(z.string()),
+  durationMs: z.number(),
+  /** The trace event of the resources/read request. */
+  traceSeq: z.number().optional(),
+});
+
+/** One bridge message, as the renderer saw it cross (`out`: host → app, `in`: app → host). */
+export const AppBridgeMessage = z.object({
+  dir: z.enum(['in', 'out']),
+  ts: z.number(),
+  message: z.unknown(),
+  /** Messages the host refused or dropped unprocessed (flood, refused call, bad origin): why. */
+  refused: z.string().max(2000).optional(),
+});
+
+export const AppLogEntry = z.object({
+  ts: z.number(),
+  level: LogLevel,
+  /** `console`: console.error/warn or an uncaught error; `csp`: a CSP violation; `log`: notifications/message; `bridge`: the host refused or contained something. */
+  kind: z.enum(['console', 'csp', 'log', 'bridge']),
+  text: z.string().max(20_000),
+});
+
 const NoArgs = z.object({}).strict().default({});
 const ById = z.object({ id: ServerId }).strict();
 
@@ -524,6 +597,8 @@ export const methods = {
         resetTimeoutOnProgress: z.boolean().default(true),
         /** Chosen by the caller, so it can follow progress (`callProgress`) and cancel (`cancelCall`). */
         callId: z.string().min(1).max(64).optional(),
+        /** A call an MCP App made through the bridge: refused unless the tool is visible to apps and on the app's server. */
+        fromApp: z.object({ instanceId: z.string().min(1).max(64) }).strict().optional(),
       })
       .strict(),
     result: CallToolResult,
@@ -635,6 +710,28 @@ export const methods = {
   connectAll: { args: NoArgs, result: BulkConnectResult },
   /** Disconnects every server that is connected or trying to be. */
   disconnectAll: { args: NoArgs, result: BulkConnectResult },
+  /** MCP Apps: reads a `ui://` resource (resources/read, traced), builds its CSP, registers its sandbox page. */
+  appOpen: {
+    args: z
+      .object({
+        serverId: ServerId,
+        uri: z.string().min(1).max(10_000),
+        tool: z.string().max(300).optional(),
+        /** Permissions the person consented to for this instance (a subset of what the resource asks). */
+        grant: z.array(AppPermission).default([]),
+      })
+      .strict(),
+    result: AppInstance,
+  },
+  /** Forgets an app instance (its sandbox page stops being served). */
+  appClose: { args: z.object({ instanceId: z.string().min(1).max(64) }).strict(), result: z.object({ closed: z.boolean() }) },
+  /** Bridge messages of an app instance, batched by the renderer: each becomes a trace event on the `app` channel. */
+  appTrace: {
+    args: z.object({ instanceId: z.string().min(1).max(64), messages: z.array(AppBridgeMessage).max(1000) }).strict(),
+    result: z.object({ recorded: z.number().int() }),
+  },
+  /** An app's console errors, CSP violations and log notifications, into Logs (source `mcp-app`). */
+  appLog: { args: z.object({ instanceId: z.string().min(1).max(64), entries: z.array(AppLogEntry).max(1000) }).strict(), result: z.object({ written: z.number().int() }) },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {
@@ -708,6 +805,11 @@ export type ServerInfo = z.output<typeof ServerInfo>;
 export type CapabilityMismatch = z.output<typeof CapabilityMismatch>;
 export type ServerIcon = z.output<typeof ServerIcon>;
 export type ObservedMethod = z.output<typeof ObservedMethod>;
+export type AppInstance = z.output<typeof AppInstance>;
+export type AppCspDeclared = z.output<typeof AppCspDeclared>;
+export type AppPermission = z.output<typeof AppPermission>;
+export type AppBridgeMessage = z.output<typeof AppBridgeMessage>;
+export type AppLogEntry = z.output<typeof AppLogEntry>;
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */
 export type Envelope<T = unknown> = { ok: true; result: T } | { ok: false; error: ContractErrorShape };

@@ -62,6 +62,10 @@ export const METHOD_NAMES = [
   'serverInfo',
   'connectAll',
   'disconnectAll',
+  'appOpen',
+  'appClose',
+  'appTrace',
+  'appLog',
 ] as const;
 
 export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync'] as const;

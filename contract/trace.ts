@@ -18,6 +18,8 @@ export const CHANNELS = [
   'legacy-post',
   'stdio',
   'lifecycle',
+  /** MCP Apps: a bridge message between Switchboard and an app running in its sandbox (renderer-side, reported to main). */
+  'app',
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 

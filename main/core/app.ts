@@ -9,9 +9,11 @@ import { ConnectionManager } from './connection/manager';
 import { createDispatcher, type Dispatch, type Handlers } from './dispatcher';
 import { EventHub } from './events';
 import { AuthService } from './auth/auth-service';
+import type { AppSandboxHost } from './apps/sandbox-host';
 import type { LoginWindow } from './auth/login';
 import { PopupLogin } from './auth/popup-login';
 import { FileSecretStore, MemorySecretStore, type SecretStore } from './auth/secret-store';
+import { appHandlers } from './handlers/apps';
 import { authHandlers } from './handlers/auth';
 import { callHandlers } from './handlers/calls';
 import { requestHandlers, type OpenExternal } from './handlers/requests';
@@ -53,6 +55,8 @@ export interface CoreOptions {
   loginTimeoutMs?: number;
   /** Reconnect at start the servers left connected (default on; their own "Connect at start" decides too). */
   connectAtStart?: boolean;
+  /** MCP Apps: where sandbox pages are served (browser mode: a second loopback origin; Electron: a scheme). Absent: apps cannot open. */
+  appSandbox?: AppSandboxHost;
 }
 
 export interface Core {
@@ -153,6 +157,7 @@ export function createCore(options: CoreOptions): Core {
     ...taskHandlers(ctx, tasks),
     ...requestHandlers(ctx, broker, options.openExternal),
     ...authHandlers(ctx, auth, popup),
+    ...appHandlers(ctx, options.appSandbox),
     traceQuery: trace$.traceQuery,
     traceEvent: trace$.traceEvent,
     snapshots: trace$.snapshots,

@@ -148,7 +148,7 @@ describe('connections', () => {
       });`;
     const seen: ServerStatus[] = [];
     const connection = new ServerConnection(
-      { id: 'deaf', name: 'deaf', era: 'legacy', target: { type: 'stdio', command: process.execPath, args: ['-e', script], env: {}, nonSecretEnv: [] }, requestTimeoutSec: 1, connectTimeoutSec: 5, retries: 1, pingIntervalSec: 0.2 as never, pingMisses: 2, idleTimeoutSec: 0, disabled: false, elicitation: 'ask', sampling: 'ask', roots: [], connectAtStart: true },
+      { id: 'deaf', name: 'deaf', era: 'legacy', target: { type: 'stdio', command: process.execPath, args: ['-e', script], env: {}, nonSecretEnv: [] }, requestTimeoutSec: 1, connectTimeoutSec: 5, retries: 1, pingIntervalSec: 0.2 as never, pingMisses: 2, idleTimeoutSec: 0, disabled: false, elicitation: 'ask', sampling: 'ask', roots: [], connectAtStart: true, apps: true },
       { observer: { onStatus: (s) => seen.push(s), onStderrLine: () => undefined, onError: () => undefined }, record: (e) => store.append(e), backoffBaseMs: 50 },
     );
     cleanups.push(() => connection.disconnect());
@@ -165,7 +165,7 @@ describe('connections', () => {
     cleanups.push(() => store.close());
     const { command, args } = stdioFixtureCommand(['--era', 'legacy']);
     const connection = new ServerConnection(
-      { id: 'idle', name: 'idle', era: 'legacy', target: { type: 'stdio', command, args, env: {}, nonSecretEnv: [] }, requestTimeoutSec: 10, connectTimeoutSec: 10, retries: 0, pingIntervalSec: 0, pingMisses: 3, idleTimeoutSec: 0.4 as never, disabled: false, elicitation: 'ask', sampling: 'ask', roots: [], connectAtStart: true },
+      { id: 'idle', name: 'idle', era: 'legacy', target: { type: 'stdio', command, args, env: {}, nonSecretEnv: [] }, requestTimeoutSec: 10, connectTimeoutSec: 10, retries: 0, pingIntervalSec: 0, pingMisses: 3, idleTimeoutSec: 0.4 as never, disabled: false, elicitation: 'ask', sampling: 'ask', roots: [], connectAtStart: true, apps: true },
       { observer: { onStatus: () => undefined, onStderrLine: () => undefined, onError: () => undefined }, record: (e) => store.append(e) },
     );
     cleanups.push(() => connection.disconnect());

@@ -17,6 +17,7 @@ const CHANNEL_HUES: Record<Channel, string> = {
   'legacy-post': 'orange',
   stdio: 'green',
   lifecycle: 'dark',
+  app: 'red',
 };
 
 const ERROR_HUES: Record<ErrorClass, string> = { http4xx: 'orange', http5xx: 'red', rpc: 'grape', transport: 'yellow' };

@@ -13,7 +13,7 @@ export const LEVEL_RANK: Record<LogLine['level'], number> = { debug: 0, info: 1,
 export const LEVELS = Object.keys(LEVEL_RANK) as LogLine['level'][];
 
 /** The server sources of a line: everything but Switchboard's own lines names the server it is about. */
-export const SOURCE_LABEL: Record<LogLine['source'], string> = { server: 'server', stderr: 'stderr', protocol: 'protocol', app: 'switchboard' };
+export const SOURCE_LABEL: Record<LogLine['source'], string> = { server: 'server', stderr: 'stderr', protocol: 'protocol', app: 'switchboard', 'mcp-app': 'MCP App' };
 
 export interface LogFilter {
   minLevel: LogLine['level'];

@@ -76,6 +76,7 @@ const CHANNEL_LABELS: Record<Channel, string> = {
   'legacy-post': 'Legacy POST',
   stdio: 'stdio process',
   lifecycle: 'Lifecycle',
+  app: 'MCP App bridge',
 };
 
 const KIND_ORDER: Record<LaneKind, number> = { 'rpc-out': 0, 'rpc-in': 1, notifications: 2, channel: 3, lifecycle: 4, errors: 5 };
