@@ -1,3 +1,3 @@
 /** MCP Apps: the sandboxed host, its bridge, and the Apps view. Other features import only this file. */
-export { AppHost, type AppHostProps } from './AppHost';
+export { AppHost, preloadApp, type AppHostProps } from './AppHost';
 export { AppsView } from './AppsView';
