@@ -4,34 +4,32 @@
  * queries through the page's own API.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { expect, type FrameLocator, type Locator, type Page } from '@playwright/test';
 import type { z } from 'zod';
 import type { TraceQuery as TraceQuerySchema } from '../../../contract';
 import type { TraceEvent } from '../../../contract/trace';
-import { TSX_LOADER_URL } from '../../fixtures/spawn-listening';
+import { appsStdioCommand } from '../../fixtures/apps/harness';
 import { listenOnLoopback } from '../../fixtures/serve-fetch';
 import { apiCall } from './charts';
 import { shellQuote } from './ui';
 
 type TraceQuery = z.input<typeof TraceQuerySchema>;
 
-const require = createRequire(import.meta.url);
-const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(import.meta.dirname, '../../..');
 
 /** The published example app servers (dev dependencies), over stdio. */
 export type ExampleApp = 'server-basic-vanillajs' | 'server-basic-react';
 
 export function exampleAppCommand(pkg: ExampleApp): string {
-  const main = join(dirname(require.resolve(`@modelcontextprotocol/${pkg}/package.json`)), 'dist/index.js');
+  const main = join(ROOT, 'node_modules/@modelcontextprotocol', pkg, 'dist/index.js');
   return shellQuote([process.execPath, main, '--stdio']);
 }
 
 /** The apps fixture server (test/fixtures/apps/server.ts: a `show-NAME` tool per html/NAME.html), over stdio. */
 export function appsFixtureCommand(): string {
-  return shellQuote([process.execPath, '--import', TSX_LOADER_URL, join(HERE, '../../fixtures/apps/server.ts')]);
+  const { command, args } = appsStdioCommand();
+  return shellQuote([command, ...args]);
 }
 
 /** The visible app host (only one is on screen at a time: the Tools view's or the Apps view's). */
