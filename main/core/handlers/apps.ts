@@ -11,7 +11,7 @@ import type { TraceEventInput } from '../../../contract/trace';
 import { buildAppCsp } from '../apps/csp';
 import { BURST, RATE, appIdentity, type LiveApp } from '../apps/instances';
 import { allowFeatures, appResourceOf, declaredCspOf, permissionsOf } from '../apps/resource';
-import type { AppSandboxHost } from '../apps/sandbox-host';
+import { SANDBOX_PROXY_SCRIPT_PATH, type AppSandboxHost } from '../apps/sandbox-host';
 import { record } from '../apps/shape';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
@@ -20,8 +20,6 @@ import { summarizeRpc, traceBody } from '../trace/rpc';
 import { readServerResource } from './catalog';
 import { findConnection, type CoreContext } from './context';
 
-/** The path the sandbox proxy's one script is served at, on the sandbox origin. */
-export const SANDBOX_PROXY_SCRIPT_PATH = '/sandbox-proxy.js';
 /** Characters of one app log line (after control characters are taken out). */
 const MAX_LOG_CHARS = 8_000;
 
