@@ -15,7 +15,6 @@ import { appOf, isAppTool, visibilityOf } from '../../renderer/src/components/ap
 import { EMPTY_TEXT, appToolGroups, hostFeed, matchesQuery, runBlockedReason, serversWithoutApps, type AppTool } from '../../renderer/src/features/apps/view/model';
 import { DEFAULT_SOURCES, FilteredLines, LOG_SOURCES, SOURCE_LABEL, type StoredLine } from '../../renderer/src/features/logs/log-filter';
 import { APPS_EXTENSION, appsDeclaredLine, appsExtension } from '../../renderer/src/features/server-info/model';
-import { describeHit } from '../../renderer/src/features/timeline/describe';
 import { TimelineModel } from '../../renderer/src/features/timeline/model';
 import { cancelRun, ensureSession, getToolSession, runCall, setArgs } from '../../renderer/src/features/tools/calls-store';
 import { appLabel, directionLabel, isErrorEvent, methodStatus } from '../../renderer/src/features/traffic/format';
@@ -262,16 +261,6 @@ describe('Timeline: the app channel', () => {
     expect([...model.lanes.values()].every((l) => l.spans.length === 0 && l.open.size === 0)).toBe(true);
   });
 
-  it('the hover card names the app', () => {
-    const log = new EventLog();
-    const event = bridge(log, 'out', { method: 'ui/notifications/tool-result' });
-    const model = new TimelineModel();
-    model.append(log.events);
-    const lane = model.lanes.get('s\u0000app')!;
-    const card = describeHit({ kind: 'tick', lane, tick: lane.ticks[0]! } as never, new Map(), event.ts);
-    expect(card.lines).toContainEqual(['app', 'basic__get-time']);
-    expect(card.lines).toContainEqual(['channel', 'app']);
-  });
 });
 
 describe('Logs: the mcp-app source', () => {
