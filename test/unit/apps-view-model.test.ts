@@ -260,7 +260,6 @@ describe('Timeline: the app channel', () => {
     expect(model.lanes.get('s\u0000errors')!.ticks).toHaveLength(1);
     expect([...model.lanes.values()].every((l) => l.spans.length === 0 && l.open.size === 0)).toBe(true);
   });
-
 });
 
 describe('Logs: the mcp-app source', () => {
