@@ -9,6 +9,7 @@ import { createCore, type Core } from './core/app';
 import { installProcessGuards } from './core/logs/process-guards';
 import { forwardEvents, originOf, registerIpc, trustedSenderCheck } from './adapters/electron/ipc';
 import { installAppProtocol, registerScheme } from './adapters/electron/protocol';
+import { SANDBOX_SCHEME_PRIVILEGE, createElectronSandbox, installSandboxProtocol } from './adapters/electron/app-sandbox';
 import { ElectronLoginWindow } from './adapters/electron/login-window';
 import { createElectronSecretStore } from './adapters/electron/secret-store';
 import { ElectronSettingsStore } from './adapters/electron/settings-store';
@@ -24,7 +25,7 @@ const userDataArg = process.argv.find((arg) => arg.startsWith('--user-data-dir='
 if (userDataArg) app.setPath('userData', userDataArg.slice('--user-data-dir='.length));
 
 // Before ready: privileged scheme, sandbox for every renderer.
-registerScheme(protocol);
+registerScheme(protocol, [SANDBOX_SCHEME_PRIVILEGE]);
 app.enableSandbox();
 
 let core: Core | undefined;
@@ -77,13 +78,16 @@ async function start(): Promise<void> {
   // OAuth tokens: encrypted by the OS keychain where there is one (safeStorage needs a ready app).
   const secrets = await createElectronSecretStore(join(app.getPath('userData'), 'secrets.json'));
   const login = new ElectronLoginWindow({ useSystemBrowser: () => settings.read().oauthSystemBrowser, parent: () => BrowserWindow.getAllWindows()[0] });
+  const entry = rendererEntry(process.env, app.isPackaged);
+  // MCP Apps: sandbox pages on switchboard-app://sandbox, talking only to our renderer's origin.
+  const appSandbox = createElectronSandbox(entry.origin);
   // URLs reach here only after core's scheme check (https, or http on loopback).
-  core = createCore({ settings, carrier: 'electron', version: app.getVersion(), openExternal: (url) => shell.openExternal(url).then(() => true), secrets, login });
+  core = createCore({ settings, carrier: 'electron', version: app.getVersion(), openExternal: (url) => shell.openExternal(url).then(() => true), secrets, login, appSandbox });
   const running = core;
 
   installAppProtocol(protocol, RENDERER_DIR);
+  installSandboxProtocol(protocol, appSandbox);
 
-  const entry = rendererEntry(process.env, app.isPackaged);
   const window = createMainWindow({ entry, preloadPath: PRELOAD_PATH });
   mainWindow = window;
 

@@ -9,6 +9,7 @@ import type { CustomScheme, Protocol } from 'electron';
 import { resolveInside } from '../../core/util/safe-path';
 import { contentSecurityPolicy } from '../shared/csp';
 import { contentType } from '../shared/content-type';
+import { SANDBOX_ORIGIN } from './app-sandbox';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'switchboard';
@@ -19,9 +20,9 @@ export const APP_SCHEME_PRIVILEGES: CustomScheme[] = [
   { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
 ];
 
-/** Must run before the app is ready. */
-export function registerScheme(protocol: Pick<Protocol, 'registerSchemesAsPrivileged'>): void {
-  protocol.registerSchemesAsPrivileged(APP_SCHEME_PRIVILEGES);
+/** Must run before the app is ready, once, with every scheme (`extra`: the MCP Apps sandbox's). */
+export function registerScheme(protocol: Pick<Protocol, 'registerSchemesAsPrivileged'>, extra: CustomScheme[] = []): void {
+  protocol.registerSchemesAsPrivileged([...APP_SCHEME_PRIVILEGES, ...extra]);
 }
 
 /** The file a URL path names inside the renderer dir (`/` means index.html), or undefined. */
@@ -44,7 +45,8 @@ export function fileForRequestUrl(rendererDir: string, requestUrl: string): stri
 
 export function appResponseHeaders(file?: string): Record<string, string> {
   const headers: Record<string, string> = {
-    'content-security-policy': contentSecurityPolicy(),
+    // The renderer may frame the MCP Apps sandbox origin and nothing else.
+    'content-security-policy': contentSecurityPolicy([], [SANDBOX_ORIGIN]),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   };

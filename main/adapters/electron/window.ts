@@ -7,6 +7,7 @@
 import { BrowserWindow, dialog, shell, type WebContents } from 'electron';
 import { originOf } from './ipc';
 import { APP_ENTRY_URL } from './protocol';
+import { frameDepth, frameNavigationAllowed } from './app-sandbox';
 
 export interface RendererEntry {
   /** What the window loads. */
@@ -157,6 +158,10 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   const contents = window.webContents;
 
   lockDown(contents, (url) => isSameOrigin(url, entry.origin));
+  // Sub-frames (MCP Apps): ours show only the sandbox origin, the app's frame only its own document.
+  contents.on('will-frame-navigate', (event) => {
+    if (!event.isMainFrame && !frameNavigationAllowed({ url: event.url, isMainFrame: false, depth: frameDepth(event.frame) })) event.preventDefault();
+  });
 
   // Shown once painted; shown anyway when loading fails, so the user is not left with nothing.
   const reveal = () => {

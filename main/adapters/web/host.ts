@@ -42,12 +42,16 @@ export interface WebHostOptions {
   token?: string;
   /** Browser mode's OAuth redirect target: the popup comes back to `/oauth/callback` with the code. */
   oauthCallback?: (search: URLSearchParams) => { ok: boolean; message: string };
+  /** MCP Apps: the sandbox origin (`sandbox-host.ts`), the only origin the renderer may frame. */
+  sandboxOrigin?: string;
 }
 
 export interface WebHost {
   /** The URL to open, token included. */
   readonly url: string;
   readonly port: number;
+  /** The origins the renderer may be served on (loopback names with this port). */
+  readonly origins: readonly string[];
   readonly token: string;
   /** This instance's token cookie (per port and launch). */
   readonly cookieName: string;
@@ -130,7 +134,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       res.end();
       return;
     }
-    const served = await serveFile(options.rendererDir, url.pathname, res, securityHeaders(port));
+    const served = await serveFile(options.rendererDir, url.pathname, res, securityHeaders(port, options.sandboxOrigin));
     if (!served) res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
   }
 
@@ -228,6 +232,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   return {
     url: `http://${shownHost}:${port}/?${TOKEN_QUERY}=${token}`,
     port,
+    origins: [...origins],
     token,
     cookieName,
     close: async () => {
@@ -240,9 +245,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   };
 }
 
-function securityHeaders(port: number): Record<string, string> {
+function securityHeaders(port: number, sandboxOrigin: string | undefined): Record<string, string> {
   return {
-    'content-security-policy': contentSecurityPolicy([`ws://127.0.0.1:${port}`, `ws://localhost:${port}`]),
+    'content-security-policy': contentSecurityPolicy([`ws://127.0.0.1:${port}`, `ws://localhost:${port}`], sandboxOrigin ? [sandboxOrigin] : []),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cross-origin-opener-policy': 'same-origin',

@@ -12,9 +12,12 @@ import { FileSecretStore } from '../../core/auth/secret-store';
 import { installProcessGuards } from '../../core/logs/process-guards';
 import { ConfSettingsStore } from '../../core/store/conf-settings';
 import { startWebHost } from './host';
+import { startSandboxHost } from './sandbox-host';
 
 const USAGE = `Usage: npm run web -- [--port N] [--host 127.0.0.1] [--open] [--data-dir DIR]
   --port N        port to listen on (default: a free port)
+  --sandbox-port N
+                  port of the MCP Apps sandbox origin, always on 127.0.0.1 (default: a free port)
   --host ADDR     loopback address to bind (default 127.0.0.1)
   --open          open the URL in the default browser
   --data-dir DIR  keep settings in DIR instead of the user's config directory
@@ -29,6 +32,7 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
       args: argv,
       options: {
         port: { type: 'string' },
+        'sandbox-port': { type: 'string' },
         host: { type: 'string' },
         open: { type: 'boolean', default: false },
         'data-dir': { type: 'string' },
@@ -46,23 +50,28 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
     console.log(USAGE);
     return;
   }
-  const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`--port must be a number from 0 to 65535, not "${values.port}".`);
-    process.exit(2);
-  }
+  const port = portOption('--port', values.port);
+  const sandboxPort = portOption('--sandbox-port', values['sandbox-port']);
   const rendererDir = resolve(values['renderer-dir'] ?? findRendererDir(here));
   if (!existsSync(join(rendererDir, 'index.html'))) {
     console.error(`The renderer is not built (no ${join(rendererDir, 'index.html')}). Run "npm run build" first.`);
     process.exit(2);
   }
 
+  // MCP Apps run on a second loopback origin (sandbox-host.ts), which the core registers pages with.
+  let sandbox;
+  try {
+    sandbox = await startSandboxHost({ port: sandboxPort });
+  } catch (error) {
+    console.error(`Switchboard could not start the MCP Apps sandbox origin: ${(error as Error).message}`);
+    process.exit(2);
+  }
   const settings = new ConfSettingsStore({ cwd: values['data-dir'] });
   // The popup comes back to this host's own callback route; its port is known once it listens.
   let callbackUrl = '';
   const login = new PopupLogin(() => callbackUrl);
   const secrets = new FileSecretStore(join(dirname(settings.location), 'secrets.json'), 'Browser mode has no access to an OS keychain.');
-  const core = createCore({ settings, carrier: 'browser', version: packageVersion(here), login, secrets });
+  const core = createCore({ settings, carrier: 'browser', version: packageVersion(here), login, secrets, appSandbox: sandbox });
   // Whatever escapes is reported (stderr and the Logs view) and the host keeps serving every other server.
   installProcessGuards({ logs: () => core.logs });
   let host;
@@ -77,11 +86,14 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
       // For tests only (never set it otherwise): a fixed token, so a test can restart browser
       // mode on the same port and URL. Unset, every launch draws a new random token.
       token: process.env.SWITCHBOARD_WEB_TOKEN || undefined,
+      sandboxOrigin: sandbox.origin,
     });
+    sandbox.setHostOrigins(host.origins);
     callbackUrl = `http://127.0.0.1:${host.port}${CALLBACK_PATH}`;
   } catch (error) {
     console.error(`Switchboard could not start browser mode: ${(error as Error).message}`);
     await core.shutdown();
+    await sandbox.close();
     process.exit(2);
   }
 
@@ -93,11 +105,21 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
     if (stopping) return;
     stopping = true;
     await host.close();
+    await sandbox.close();
     await core.shutdown();
     process.exit(0);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+function portOption(name: string, value: string | undefined): number {
+  const port = value === undefined ? 0 : Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`${name} must be a number from 0 to 65535, not "${value}".`);
+    process.exit(2);
+  }
+  return port;
 }
 
 /** out/main/web.js → out/renderer; running from source → out/renderer too. */
