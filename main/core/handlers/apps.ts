@@ -142,7 +142,6 @@ function bridgeEvent(server: string, message: AppBridgeMessage, identity: Record
  * at most MAX_LOG_CHARS.
  */
 export function inert(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is taken out
   const clean = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, '\ufffd');
   return clean.length > MAX_LOG_CHARS ? `${clean.slice(0, MAX_LOG_CHARS)}… (${clean.length} characters)` : clean;
 }
