@@ -54,6 +54,9 @@ export interface AppHostProps {
   cancelled?: boolean;
 }
 
+/** What an AppHost hears of a tool's call session (shared with the Apps view). */
+export { hostFeed } from './view/model';
+
 const HOST_INFO = { name: 'Switchboard', version: '0.1.0' };
 const PARTIAL_GAP_MS = 250;
 /** Calls and reads an app may have in flight at once (a burst beyond is refused, not queued). */
