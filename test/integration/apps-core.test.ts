@@ -9,7 +9,7 @@
  * a tool not visible to apps is refused before anything is sent, and hostile resources fail in
  * words. The sandbox host is a fake collaborator here (the real ones belong to the carriers).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppInstance, LogLine } from '../../contract';
@@ -302,6 +302,16 @@ describe('the extension in both eras (apps fixture), and without it', () => {
       await core.shutdown();
     }
   }, 30_000);
+});
+
+describe('the CLI (built: npx electron-vite build)', () => {
+  it('`switchboard tools --json` shows a tool\'s ui', async () => {
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [join(ROOT, 'bin/switchboard.mjs'), 'tools', '--stdio', `${process.execPath} ${VANILLA} --stdio`, '--json'], { cwd: ROOT, timeout: 60_000 }, (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)));
+    });
+    const { tools } = JSON.parse(stdout) as { tools: { originalName: string; ui?: unknown }[] };
+    expect(tools.find((t) => t.originalName === 'get-time')?.ui).toEqual({ resourceUri: 'ui://get-time/mcp-app.html' });
+  }, 60_000);
 });
 
 describe('without a sandbox host', () => {

@@ -49,26 +49,32 @@ describe('host context', () => {
     expect(buildHostContext({ theme: 'light', variables: {}, displayMode: 'fullscreen', container: { width: 320, height: 480 }, locale: 'en', timeZone: 'UTC', platform: 'desktop' }).containerDimensions).toEqual({ width: 320, height: 480 });
   });
 
-  it('reads our Mantine variables per scheme, passes literals, and drops empty or block-breaking values', () => {
+  it('reads our Mantine palette per scheme (so the other theme can be sent), passes literals, drops empty or block-breaking values', () => {
     const values: Record<string, string> = {
-      '--mantine-color-body': '#242424',
-      '--mantine-color-text': '#c9c9c9',
+      '--mantine-color-white': '#fff',
+      '--mantine-color-black': '#000',
+      '--mantine-color-dark-7': '#242424',
+      '--mantine-color-dark-0': '#c9c9c9',
       '--mantine-color-dark-6': '#2e2e2e',
       '--mantine-color-gray-0': '#f8f9fa',
       '--mantine-font-family': '-apple-system, sans-serif',
       '--mantine-radius-md': 'calc(0.5rem * 1)',
-      '--mantine-color-dimmed': 'red; } body { display:none',
+      '--mantine-color-gray-6': 'red; } body { display:none',
     };
-    const dark = styleVariables('dark', (name) => values[name] ?? '');
+    const read = (name: string) => values[name] ?? '';
+    const dark = styleVariables('dark', read);
     expect(dark['--color-background-primary']).toBe('#242424');
     expect(dark['--color-background-secondary']).toBe('#2e2e2e');
     expect(dark['--color-text-primary']).toBe('#c9c9c9');
     expect(dark['--font-sans']).toBe('-apple-system, sans-serif');
     expect(dark['--border-radius-md']).toBe('calc(0.5rem * 1)');
     expect(dark['--font-weight-bold']).toBe('700');
-    expect(dark['--color-text-secondary']).toBeUndefined();
     expect(dark['--color-background-info']).toBeUndefined();
-    expect(styleVariables('light', (name) => values[name] ?? '')['--color-background-secondary']).toBe('#f8f9fa');
+    const light = styleVariables('light', read);
+    expect(light['--color-background-primary']).toBe('#fff');
+    expect(light['--color-text-primary']).toBe('#000');
+    expect(light['--color-background-secondary']).toBe('#f8f9fa');
+    expect(light['--color-text-secondary']).toBeUndefined();
   });
 
   it('declares only what the host does, with the granted permissions and the approved CSP domains', () => {

@@ -129,7 +129,6 @@ export function checkOrigin(value: string, websocket: boolean): string | { reaso
   const no = (reason: string) => ({ reason });
   if (value.length === 0) return no('it is empty');
   if (value.length > MAX_VALUE_CHARS) return no(`it is ${value.length} characters long; at most ${MAX_VALUE_CHARS} are accepted`);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
   if (/[\u0000-\u001f\u007f]/.test(value)) return no('it contains control characters');
   if (/[^\u0020-\u007e]/.test(value)) return no('it contains non-ASCII characters (a look-alike name is refused; write an internationalized name in its xn-- form)');
   if (/\s/.test(value)) return no('it contains whitespace, which would add another source to the policy');

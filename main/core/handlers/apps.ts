@@ -11,7 +11,7 @@ import type { TraceEventInput } from '../../../contract/trace';
 import { buildAppCsp } from '../apps/csp';
 import { BURST, RATE, appIdentity, type LiveApp } from '../apps/instances';
 import { allowFeatures, appResourceOf, declaredCspOf, permissionsOf } from '../apps/resource';
-import type { AppSandboxHost } from '../apps/sandbox-host';
+import { SANDBOX_PROXY_SCRIPT_PATH, type AppSandboxHost } from '../apps/sandbox-host';
 import { record } from '../apps/shape';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
@@ -20,8 +20,6 @@ import { summarizeRpc, traceBody } from '../trace/rpc';
 import { readServerResource } from './catalog';
 import { findConnection, type CoreContext } from './context';
 
-/** The path the sandbox proxy's one script is served at, on the sandbox origin. */
-export const SANDBOX_PROXY_SCRIPT_PATH = '/sandbox-proxy.js';
 /** Characters of one app log line (after control characters are taken out). */
 const MAX_LOG_CHARS = 8_000;
 
@@ -142,7 +140,6 @@ function bridgeEvent(server: string, message: AppBridgeMessage, identity: Record
  * at most MAX_LOG_CHARS.
  */
 export function inert(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is taken out
   const clean = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, '\ufffd');
   return clean.length > MAX_LOG_CHARS ? `${clean.slice(0, MAX_LOG_CHARS)}… (${clean.length} characters)` : clean;
 }

@@ -54,8 +54,15 @@ export interface AppHostProps {
   cancelled?: boolean;
 }
 
+/** What an AppHost hears of a tool's call session (shared with the Apps view). */
+export { hostFeed } from './view/model';
+
 const HOST_INFO = { name: 'Switchboard', version: '0.1.0' };
 const PARTIAL_GAP_MS = 250;
+/** Calls and reads an app may have in flight at once (a burst beyond is refused, not queued). */
+const MAX_IN_FLIGHT = 8;
+/** How long the sandbox and the app have to finish the handshake before the host says so. */
+const START_TIMEOUT_MS = 20_000;
 const PERMISSION_LABEL: Record<AppPermission, string> = { camera: 'camera', microphone: 'microphone', geolocation: 'location', clipboardWrite: 'writing to the clipboard' };
 
 type Phase = { state: 'loading' } | { state: 'ready' } | { state: 'error'; message: string } | { state: 'stopped'; message: string };
@@ -209,8 +216,26 @@ function RunningApp({
   const bridgeRef = useRef<AppBridge | null>(null);
   const linkRef = useRef<PendingLink | null>(null);
   const modelId = useRef(0);
-  const latest = useRef(props);
-  latest.current = props;
+  // What an app can send often (size changes, messages for the model) reaches React once a frame.
+  const pendingHeight = useRef<number | null>(null);
+  const pendingModel = useRef<ModelEntry[]>([]);
+  const frameTick = useRef<number | null>(null);
+  const scheduleTick = () => {
+    frameTick.current ??= requestAnimationFrame(() => {
+      frameTick.current = null;
+      if (pendingHeight.current !== null) setHeight(pendingHeight.current);
+      pendingHeight.current = null;
+      const entries = pendingModel.current;
+      pendingModel.current = [];
+      if (entries.length) setModel((list) => entries.reduce((acc, e) => pushNewest(acc, e, MODEL_PANEL_MAX), list));
+    });
+  };
+  useEffect(
+    () => () => {
+      if (frameTick.current !== null) cancelAnimationFrame(frameTick.current);
+    },
+    [],
+  );
   const callbacks = useRef({ onReady, onError, onStop });
   callbacks.current = { onReady, onError, onStop };
 
@@ -254,11 +279,40 @@ function RunningApp({
     const bridge = new AppBridge(null, HOST_INFO, hostCapabilities(instance), { hostContext: contextRef.current });
     bridgeRef.current = bridge;
     const refuse = (method: string, reason: string) => t.refuse('in', { method }, reason);
+    let inFlight = 0;
+    /** Runs a call or read for the app, at most MAX_IN_FLIGHT at once. */
+    const limited = async <T,>(method: string, work: () => Promise<T>): Promise<T> => {
+      if (inFlight >= MAX_IN_FLIGHT) {
+        const reason = `Refused ${method}: the app already has ${MAX_IN_FLIGHT} calls and reads waiting for the server.`;
+        refuse(method, reason);
+        throw new Error(reason);
+      }
+      inFlight++;
+      try {
+        return await work();
+      } finally {
+        inFlight--;
+      }
+    };
 
+    let sandboxReady = false;
+    let initialized = false;
+    const startTimer = setTimeout(() => {
+      if (initialized) return;
+      callbacks.current.onError(
+        sandboxReady
+          ? `The app did not finish its handshake within ${START_TIMEOUT_MS / 1000} s: the sandbox loaded it, but it never sent ui/initialize and ui/notifications/initialized (see the Devtools messages and Logs).`
+          : `The sandbox page did not answer within ${START_TIMEOUT_MS / 1000} s (no ui/notifications/sandbox-proxy-ready from ${instance.sandboxOrigin}): the frame was blocked or did not load.`,
+      );
+    }, START_TIMEOUT_MS);
     bridge.onsandboxready = () => {
+      if (sandboxReady) return; // the resource goes once (the proxy ignores a second anyway)
+      sandboxReady = true;
       void bridge.sendSandboxResourceReady({ html: instance.html, permissions: permissionsObject(instance.granted) });
     };
     bridge.oninitialized = () => {
+      initialized = true;
+      clearTimeout(startTimer);
       setReady(true);
       setSentContext(contextRef.current);
       bridge.setHostContext(contextRef.current);
@@ -266,22 +320,25 @@ function RunningApp({
     };
     bridge.onsizechange = ({ height: h }) => {
       const next = clampFrameHeight(h);
-      if (next !== null) setHeight(next);
+      if (next === null) return;
+      pendingHeight.current = next;
+      scheduleTick();
     };
-    bridge.oncalltool = async (params) => {
-      try {
-        const value = await api.callTool({ tool: params.name, serverId, args: (params.arguments ?? {}) as Record<string, unknown>, fromApp: { instanceId } });
-        return value.result as Awaited<ReturnType<NonNullable<AppBridge['oncalltool']>>>;
-      } catch (error) {
-        const reason = `Refused the app's call of ${String(params.name).slice(0, 120)}: ${(error as Error).message}`;
-        refuse('tools/call', reason);
-        setCallRefusals((list) => pushNewest(list, reason, 5));
-        throw error;
-      }
-    };
-    bridge.onreadresource = async ({ uri }) => (await api.readResource({ serverId, uri })).result as Awaited<ReturnType<NonNullable<AppBridge['onreadresource']>>>;
-    bridge.onlistresources = async () => ({ resources: mcpResources(await api.listResources({ serverId }), serverId).resources });
-    bridge.onlistresourcetemplates = async () => ({ resourceTemplates: mcpResources(await api.listResources({ serverId }), serverId).resourceTemplates });
+    bridge.oncalltool = (params) =>
+      limited('tools/call', async () => {
+        try {
+          const value = await api.callTool({ tool: params.name, serverId, args: (params.arguments ?? {}) as Record<string, unknown>, fromApp: { instanceId } });
+          return value.result as Awaited<ReturnType<NonNullable<AppBridge['oncalltool']>>>;
+        } catch (error) {
+          const reason = `Refused the app's call of ${String(params.name).slice(0, 120)}: ${(error as Error).message}`;
+          refuse('tools/call', reason);
+          setCallRefusals((list) => pushNewest(list, reason, 5));
+          throw error;
+        }
+      });
+    bridge.onreadresource = ({ uri }) => limited('resources/read', async () => (await api.readResource({ serverId, uri })).result as Awaited<ReturnType<NonNullable<AppBridge['onreadresource']>>>);
+    bridge.onlistresources = () => limited('resources/list', async () => ({ resources: mcpResources(await api.listResources({ serverId }), serverId).resources }));
+    bridge.onlistresourcetemplates = () => limited('resources/templates/list', async () => ({ resourceTemplates: mcpResources(await api.listResources({ serverId }), serverId).resourceTemplates }));
     bridge.onopenlink = async ({ url }) => {
       const verdict = checkAppLink(url);
       if (!verdict.ok) {
@@ -316,7 +373,10 @@ function RunningApp({
         return { isError: true };
       }
     };
-    const toModel = (kind: ModelEntry['kind'], params: unknown) => setModel((list) => pushNewest(list, { id: ++modelId.current, at: Date.now(), kind, params }, MODEL_PANEL_MAX));
+    const toModel = (kind: ModelEntry['kind'], params: unknown) => {
+      pendingModel.current = pushNewest(pendingModel.current, { id: ++modelId.current, at: Date.now(), kind, params }, MODEL_PANEL_MAX);
+      scheduleTick();
+    };
     bridge.onmessage = async (params) => {
       toModel('message', params);
       return {};
@@ -348,6 +408,7 @@ function RunningApp({
     );
     return () => {
       live = false;
+      clearTimeout(startTimer);
       bridgeRef.current = null;
       linkRef.current?.resolve(false);
       // The app is told (best effort) before its frame goes; then everything is dropped.

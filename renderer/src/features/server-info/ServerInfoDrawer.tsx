@@ -8,10 +8,10 @@
  */
 import { Alert, Anchor, Badge, Button, Drawer, Group, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { useEffect, useState, type ReactNode } from 'react';
-import type { ObservedMethod, ServerInfo, ServerStatus, ToolEntry } from '../../../../contract';
+import type { ObservedMethod, ServerInfo, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { AppBadge, VisibilityBadge } from '../../components/AppBadge';
-import { isAppTool } from '../../components/app-tool';
+import { isAppTool, type AppTool } from '../../components/app-tool';
 import { SafeLabel, SafeText } from '../../components/SafeText';
 import { navigation } from '../../state/navigation';
 import { useStore } from '../../state/useStore';
@@ -211,7 +211,7 @@ function Panel({ server }: { server: ServerStatus }) {
 /** Whether the extension was declared (ours, and the server's), and the server's tools with an app, each with its App badge. */
 function Apps({ server, info }: { server: ServerStatus; info: ServerInfo }) {
   const api = useApi();
-  const [tools, setTools] = useState<ToolEntry[] | undefined>();
+  const [tools, setTools] = useState<AppTool[] | undefined>();
   const connected = server.state === 'connected';
   useEffect(() => {
     let live = true;
@@ -220,7 +220,7 @@ function Apps({ server, info }: { server: ServerStatus; info: ServerInfo }) {
       return;
     }
     api.listTools().then(
-      (list) => live && setTools(list.filter((t) => t.serverId === server.id && isAppTool(t))),
+      (list) => live && setTools(list.filter((t): t is AppTool => t.serverId === server.id && isAppTool(t))),
       () => live && setTools(undefined),
     );
     return () => {

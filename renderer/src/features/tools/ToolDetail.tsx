@@ -10,15 +10,15 @@ import type { ToolEntry } from '../../../../contract';
 import { safeStringify } from '../../../../contract/bounded-json';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
-import { cancelRun, defaultArgs, ensureSession, runCall, savedChanged, setArgs, useToolSession, type RunningCall } from './calls-store';
-import type { CallOutcome } from './call-outcome';
+import { cancelRun, defaultArgs, ensureSession, runCall, savedChanged, setArgs, useToolSession, type RunningCall, type ToolSession } from './calls-store';
 import { SafeLabel, SafeText } from '../../components/SafeText';
 import { argumentDepthProblem } from './argument-depth';
 import { SchemaForm } from './SchemaForm';
 import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
 import { UrlElicitationRequired, isUrlElicitationRequired } from '../requests';
-import { AppHost, type AppHostProps } from '../apps';
+import { AppHost, hostFeed } from '../apps';
+import { VISIBILITY_HINT, visibilityOf } from '../../components/app-tool';
 import { formatMs, plural } from '../../components/format';
 import { CallErrorView, ToolResultView } from './ToolResultView';
 import { getTasksStore, latestRun, runModes, useTasks } from '../tasks';
@@ -39,12 +39,9 @@ export function activeAnnotations(tool: ToolEntry) {
   return ANNOTATIONS.filter((def) => a[def.key] === true);
 }
 
-/** MCP Apps: a tool only its app may call (`_meta.ui.visibility: ["app"]`). */
-export function isAppOnly(tool: ToolEntry): boolean {
-  const v = tool.ui?.visibility;
-  return !!v && v.includes('app') && !v.includes('model');
-}
-export const APP_ONLY_HELP = 'This tool is for its app only (_meta.ui.visibility: ["app"]): the server hides it from models, and its app calls it through the bridge. Switchboard does not run it from the form; open the app below to use it.';
+/** MCP Apps: a tool only its app may call (`_meta.ui.visibility: ["app"]`) is not run from the form. */
+const isAppOnly = (tool: ToolEntry) => visibilityOf(tool) === 'app-only';
+const APP_ONLY_HELP = `Not run from the form: this tool is ${VISIBILITY_HINT['app-only']} Its app, below, calls it.`;
 
 const NO_ISSUES: Issue[] = [];
 const NO_ARGS: Record<string, unknown> = {};
@@ -318,7 +315,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
             </div>
           </section>
         </div>
-        {tool.ui && <AppSection tool={tool} args={args} running={running} outcome={outcome} />}
+        {tool.ui && <AppSection tool={tool} session={session} />}
         <TaskPanel serverId={tool.serverId} serverName={tool.serverName} />
       </Stack>
     </div>
@@ -462,16 +459,8 @@ export function AppBadge({ tool, compact = false }: { tool: ToolEntry; compact?:
  * The tool's app, fed from the form: the arguments as partial input while they are edited, the
  * call's arguments as input when it starts, its result (or cancellation) when it ends.
  */
-function AppSection({ tool, args, running, outcome }: { tool: ToolEntry; args: Record<string, unknown>; running?: RunningCall; outcome?: CallOutcome }) {
-  const feed = useMemo<Omit<AppHostProps, 'tool'>>(() => {
-    if (running) return { input: running.args };
-    if (outcome && outcome.args === args) {
-      if (outcome.kind === 'result') return { input: outcome.args, result: outcome.value.result };
-      if (outcome.cancelled) return { input: outcome.args, cancelled: true };
-      return { input: outcome.args, result: { content: [{ type: 'text', text: outcome.message }], isError: true } };
-    }
-    return { input: args, inputPartial: true };
-  }, [running, outcome, args]);
+function AppSection({ tool, session }: { tool: ToolEntry; session: ToolSession | undefined }) {
+  const feed = useMemo(() => hostFeed(session), [session]);
   return (
     <section className={classes.section} data-testid="tool-app">
       <div className={classes.sectionHeader}>

@@ -36,36 +36,40 @@ export function sizePreset(value: string | null | undefined): (typeof SIZE_PRESE
 }
 
 /**
- * The spec's style variables from our Mantine theme: each names the Mantine variable it is
- * read from (a pair: light, dark), or a literal value. Read with getComputedStyle, so the app
- * (on another origin, where our variables do not exist) gets plain values.
+ * The spec's style variables from our Mantine theme: each color names the Mantine palette
+ * variable it is read from in each scheme (palette variables exist in both, so an app can be
+ * told the other theme than ours — the Devtools strip's theme button), others a scheme-free
+ * variable or a literal. Read with getComputedStyle, so the app (on another origin, where our
+ * variables do not exist) gets plain values. The pairs follow Mantine's own scheme variables
+ * (body, text, dimmed, default border, the light variants).
  */
 type Source = string | { light: string; dark: string } | { literal: string };
+const pair = (light: string, dark: string) => ({ light: `--mantine-color-${light}`, dark: `--mantine-color-${dark}` });
 const STYLE_SOURCES: Partial<Record<keyof McpUiStyles, Source>> = {
-  '--color-background-primary': '--mantine-color-body',
-  '--color-background-secondary': { light: '--mantine-color-gray-0', dark: '--mantine-color-dark-6' },
-  '--color-background-tertiary': { light: '--mantine-color-gray-1', dark: '--mantine-color-dark-5' },
-  '--color-background-inverse': '--mantine-color-text',
-  '--color-background-ghost': '--mantine-color-default-hover',
-  '--color-background-info': '--mantine-color-blue-light',
-  '--color-background-danger': '--mantine-color-red-light',
-  '--color-background-success': '--mantine-color-green-light',
-  '--color-background-warning': '--mantine-color-yellow-light',
-  '--color-background-disabled': '--mantine-color-disabled',
-  '--color-text-primary': '--mantine-color-text',
-  '--color-text-secondary': '--mantine-color-dimmed',
-  '--color-text-tertiary': { light: '--mantine-color-gray-5', dark: '--mantine-color-dark-3' },
-  '--color-text-inverse': '--mantine-color-body',
-  '--color-text-info': '--mantine-color-blue-light-color',
-  '--color-text-danger': '--mantine-color-red-light-color',
-  '--color-text-success': '--mantine-color-green-light-color',
-  '--color-text-warning': '--mantine-color-yellow-light-color',
-  '--color-text-disabled': '--mantine-color-disabled-color',
-  '--color-border-primary': '--mantine-color-default-border',
-  '--color-border-secondary': { light: '--mantine-color-gray-2', dark: '--mantine-color-dark-5' },
-  '--color-border-info': '--mantine-color-blue-outline',
-  '--color-border-danger': '--mantine-color-red-outline',
-  '--color-ring-primary': '--mantine-primary-color-filled',
+  '--color-background-primary': pair('white', 'dark-7'),
+  '--color-background-secondary': pair('gray-0', 'dark-6'),
+  '--color-background-tertiary': pair('gray-1', 'dark-5'),
+  '--color-background-inverse': pair('dark-7', 'white'),
+  '--color-background-ghost': pair('gray-0', 'dark-6'),
+  '--color-background-info': pair('blue-0', 'blue-9'),
+  '--color-background-danger': pair('red-0', 'red-9'),
+  '--color-background-success': pair('green-0', 'green-9'),
+  '--color-background-warning': pair('yellow-0', 'yellow-9'),
+  '--color-background-disabled': pair('gray-2', 'dark-6'),
+  '--color-text-primary': pair('black', 'dark-0'),
+  '--color-text-secondary': pair('gray-6', 'dark-2'),
+  '--color-text-tertiary': pair('gray-5', 'dark-3'),
+  '--color-text-inverse': pair('white', 'dark-7'),
+  '--color-text-info': pair('blue-7', 'blue-4'),
+  '--color-text-danger': pair('red-7', 'red-4'),
+  '--color-text-success': pair('green-7', 'green-4'),
+  '--color-text-warning': pair('yellow-8', 'yellow-4'),
+  '--color-text-disabled': pair('gray-5', 'dark-3'),
+  '--color-border-primary': pair('gray-4', 'dark-4'),
+  '--color-border-secondary': pair('gray-2', 'dark-5'),
+  '--color-border-info': pair('blue-4', 'blue-8'),
+  '--color-border-danger': pair('red-4', 'red-8'),
+  '--color-ring-primary': pair('indigo-6', 'indigo-8'),
   '--font-sans': '--mantine-font-family',
   '--font-mono': '--mantine-font-family-monospace',
   '--font-weight-normal': { literal: '400' },
