@@ -263,17 +263,19 @@ test("the app's ui/open-link asks first, with the link's host; denied, nothing o
   await expect(consent).toContainText('example.com');
   await consent.getByTestId('app-consent-deny').click();
   await expect(consent).toBeHidden();
-  // The app is told: the answer to its ui/open-link is an error (traced, going out).
+  // The app is told: the answer to its ui/open-link is an error (traced, going out), and the refusal is an app-channel error event.
   await expect
     .poll(async () => {
       const events = await appEvents(page, id);
-      const request = events.filter((e) => e.dir === 'in' && methodOf(e) === 'ui/open-link').at(-1);
+      const request = events.filter((e) => e.kind === 'jsonrpc-in' && methodOf(e) === 'ui/open-link').at(-1);
       if (!request) return 'no request';
-      const answer = events.find((e) => e.dir === 'out' && e.seq > request.seq && e.rpc?.id === request.rpc?.id && (e.rpc?.kind === 'result' || e.rpc?.kind === 'error'));
+      const answer = events.find((e) => e.kind === 'jsonrpc-out' && e.seq > request.seq && e.rpc?.id === request.rpc?.id && (e.rpc?.kind === 'result' || e.rpc?.kind === 'error'));
       if (!answer) return 'no answer';
-      return answer.rpc?.kind === 'error' || (answer.body as { result?: { isError?: boolean } }).result?.isError === true ? 'refused' : 'opened';
+      const refused = answer.rpc?.kind === 'error' || (answer.body as { result?: { isError?: boolean } }).result?.isError === true;
+      const recorded = events.some((e) => e.kind === 'error' && e.seq > request.seq && methodOf(e) === 'ui/open-link');
+      return refused && recorded ? 'refused and recorded' : `refused ${refused}, recorded ${recorded}`;
     })
-    .toBe('refused');
+    .toBe('refused and recorded');
   expect(context.pages().length).toBe(pages);
 });
 
