@@ -258,7 +258,7 @@ test("the app's ui/open-link asks first, with the link's host; denied, nothing o
   const pages = context.pages().length;
   await appDocument(page).locator('#link-url').fill('https://example.com/docs?from=app');
   await appDocument(page).getByRole('button', { name: 'Open Link' }).click();
-  const consent = page.getByTestId('app-consent');
+  const consent = page.locator('[data-testid="app-consent"][data-kind="open-link"]');
   await expect(consent).toBeVisible();
   await expect(consent).toContainText('example.com');
   await consent.getByTestId('app-consent-deny').click();
