@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { expect, type FrameLocator, type Locator, type Page } from '@playwright/test';
 import type { z } from 'zod';
 import type { TraceQuery as TraceQuerySchema } from '../../../contract';
-import type { TraceEvent } from '../../../contract/trace';
+import type { ChannelStats, ServerSnapshot, TraceEvent } from '../../../contract/trace';
 import { appsStdioCommand } from '../../fixtures/apps/harness';
 import { listenOnLoopback } from '../../fixtures/serve-fetch';
 import { apiCall } from './charts';
@@ -80,6 +80,12 @@ export async function toolCallsSent(page: Page, serverId: string): Promise<strin
 /** The `app`-channel events of a server: every bridge message, both ways, and the refusals. */
 export async function appEvents(page: Page, serverId: string): Promise<TraceEvent[]> {
   return traceEvents(page, { servers: [serverId], channels: ['app'] });
+}
+
+/** The `app` channel's counts in a server's snapshot (cheap: no event is read). */
+export async function appChannelStats(page: Page, serverId: string): Promise<ChannelStats | undefined> {
+  const [snapshot] = await apiCall<ServerSnapshot[]>(page, 'snapshots', { server: serverId });
+  return snapshot?.channels.app;
 }
 
 /** A bridge message's JSON-RPC method as traced (requests and notifications). */
