@@ -99,7 +99,8 @@ test('the hostile app runs in its sandbox after the permission question (denied)
   await addServer(page, { name: SERVER, command: appsFixtureCommand() });
   await expect(page.locator(`[data-testid="server-item"][data-server-name="${SERVER}"]`)).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
   id = await serverId(page, SERVER);
-  await openHostile('deny');
+  const host = await openHostile('deny');
+  await host.scrollIntoViewIfNeeded();
   await settled(page);
   await page.screenshot({ path: shot('apps-hostile.png') });
 });
@@ -219,6 +220,9 @@ test('100,000 notifications as fast as it can: contained, recorded, and the page
   await expect(host).toHaveAttribute('data-state', 'stopped', { timeout: 45_000 });
   await expect(host.getByTestId('app-error')).toContainText(/flood/i);
   test.info().annotations.push({ type: 'flood', description: (await host.getByTestId('app-error').textContent()) ?? '' });
+  await host.scrollIntoViewIfNeeded();
+  await settled(page);
+  await page.screenshot({ path: shot('apps-hostile-flood.png') });
   // The page answers: another tab, then back.
   await page.getByTestId('view-traffic').click();
   await expect(page.getByTestId('traffic-view')).toBeVisible({ timeout: 5_000 });
@@ -235,6 +239,4 @@ test('100,000 notifications as fast as it can: contained, recorded, and the page
   expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
   expect(page.url()).toBe(hostUrl);
   expect(popups).toEqual([]);
-  await settled(page);
-  await page.screenshot({ path: shot('apps-hostile-flood.png') });
 });
