@@ -89,7 +89,8 @@ export class ServerInfoTracker {
       this.record(event.server).initialize = { ts: event.ts, meta: event.meta };
       return;
     }
-    if (event.dir !== 'in' || event.negotiation) return;
+    // `app`: an MCP App's bridge messages, not the server's.
+    if (event.dir !== 'in' || event.negotiation || event.channel === 'app') return;
     const rpcs = event.batch ?? (event.rpc ? [event.rpc] : []);
     for (const rpc of rpcs) {
       if (!rpc.method) continue;
