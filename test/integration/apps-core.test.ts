@@ -248,9 +248,11 @@ describe('the apps fixture', () => {
         messages: [
           { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9001, result: {} } },
           { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9002, method: 'sampling/createMessage', params: {} } },
+          { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9003, method: 'tools/call', params: { name: 'model-only' } }, refused: 'not visible to apps' },
         ],
       });
       expect(paired).toEqual([]);
+      // The request the host answers later is in flight; the refused one never waits.
       expect(engine.snapshot(id, 1)!.inFlight.filter((r) => r.channel === 'app')).toEqual([expect.objectContaining({ id: '9002', method: 'sampling/createMessage' })]);
       const answer = core.trace.store.append({ server: id, channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { id: 9001, kind: 'result' } });
       expect(paired).toEqual([[serverRequest.seq, answer.seq]]);

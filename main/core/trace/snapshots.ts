@@ -282,7 +282,9 @@ export class SnapshotEngine {
     }
 
     // The message layer: every JSON-RPC message the event carries.
-    if (event.rpc) this.applyRpc(state, event, event.rpc, stats, bucket);
+    // A bridge message the host refused (an MCP App's `error` event) carries its summary but is never answered: nothing waits for it.
+    const refusedByHost = event.channel === 'app' && event.kind === 'error';
+    if (event.rpc && !refusedByHost) this.applyRpc(state, event, event.rpc, stats, bucket);
     if (event.batch) for (const rpc of event.batch) this.applyRpc(state, event, rpc, stats, bucket);
     // after the body's own response (if any) was matched above
     for (const key of rejected ?? []) {
