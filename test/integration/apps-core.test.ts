@@ -322,9 +322,10 @@ describe('the extension in both eras (apps fixture), and without it', () => {
         else expect(c.extensions).toBeUndefined();
       }
       if (era === 'modern') {
-        // The 2026 discover probe carries the same capabilities as the envelope.
+        // The 2026 discover probe carries them too (it is one of the envelopes checked above).
         const probe = eventsOf(core, id).find((e) => e.dir === 'out' && e.rpc?.method === 'server/discover');
-        expect(probe).toBeDefined();
+        const probed = (probe?.body as { params: { _meta: Record<string, { extensions?: unknown }> } }).params._meta['io.modelcontextprotocol/clientCapabilities']!;
+        expect(probed.extensions).toEqual(apps ? { [UI_EXT]: { mimeTypes: ['text/html;profile=mcp-app'] } } : undefined);
       }
     } finally {
       await core.shutdown();
