@@ -201,6 +201,23 @@ describe('the apps fixture', () => {
     expect(sandbox.pages.get(listed.instanceId)!.allow).toEqual(['camera']);
   });
 
+  it("what the resource declared: the policy from what passed, refusals listed, permissions granted only as consented, the domain not honoured (a note says why)", async () => {
+    const app = await call(core, 'appOpen', { serverId: id, uri: 'ui://fixture/declared.html', grant: ['clipboardWrite', 'camera'] });
+    const cdn = 'https://cdn.example.com';
+    expect(app.csp).toBe(
+      `default-src 'none'; script-src 'unsafe-inline' ${PROXY} ${cdn}; style-src 'unsafe-inline' ${cdn}; img-src data: blob: ${cdn}; font-src data: ${cdn}; media-src data: blob: ${cdn}; ` +
+        "connect-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'; object-src 'none'; worker-src 'none'",
+    );
+    expect(app.refused).toEqual([
+      { directive: 'script-src, style-src, img-src, font-src, media-src', value: "'unsafe-eval'", reason: "it is a CSP keyword ('unsafe-eval'), not an origin; keywords are Switchboard's to choose" },
+      { directive: 'frame-src', value: '*', reason: 'frameDomains must be a list of origins; it was a string, so nothing of it was used' },
+    ]);
+    expect(app).toMatchObject({ declared: { resourceDomains: [cdn, "'unsafe-eval'"] }, permissions: ['microphone', 'clipboardWrite'], granted: ['clipboardWrite'], prefersBorder: true, domain: 'a904794854a047f6.example-content.com' });
+    expect(sandbox.pages.get(app.instanceId)!.allow).toEqual(['clipboard-write']);
+    expect(app.notes).toHaveLength(1);
+    expect(app.notes[0]).toMatch(/^The resource asks for a dedicated origin \(domain "a904794854a047f6\.example-content\.com"\)\. Switchboard does not honour it/);
+  });
+
   it('hostile resources fail in words: not an app, too large, not UTF-8, not ui://, unknown to the server', async () => {
     expect((await failure(core, 'appOpen', { serverId: id, uri: 'ui://fixture/plain.html' })).message).toBe('"ui://fixture/plain.html" is not an MCP App: it came as "text/html", and Switchboard runs only text/html;profile=mcp-app.');
     expect((await failure(core, 'appOpen', { serverId: id, uri: 'ui://fixture/huge.html' })).message).toBe('"ui://fixture/huge.html" is too large to run: 6.0 MiB of HTML, and Switchboard runs at most 5 MiB.');
