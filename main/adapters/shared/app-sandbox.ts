@@ -108,7 +108,6 @@ const INJECT_DIAGNOSTICS_JS = `function injectDiagnostics(html, script) {
     return tag + html;
   }`;
 
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- our own constant text, so Node runs exactly what the proxy runs
 export const injectDiagnostics = new Function(`return ${INJECT_DIAGNOSTICS_JS}`)() as (html: string, script: string) => string;
 
 /**
