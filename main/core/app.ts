@@ -9,6 +9,7 @@ import { ConnectionManager } from './connection/manager';
 import { createDispatcher, type Dispatch, type Handlers } from './dispatcher';
 import { EventHub } from './events';
 import { AuthService } from './auth/auth-service';
+import { AppInstances } from './apps/instances';
 import type { AppSandboxHost } from './apps/sandbox-host';
 import type { LoginWindow } from './auth/login';
 import { PopupLogin } from './auth/popup-login';
@@ -136,7 +137,8 @@ export function createCore(options: CoreOptions): Core {
     }
   }
 
-  const ctx: CoreContext = { settings: options.settings, callMemory, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version };
+  const apps = new AppInstances(options.appSandbox);
+  const ctx: CoreContext = { settings: options.settings, callMemory, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version, apps };
   const trace$ = traceHandlers(ctx);
   const tasks = new TaskRunner({ emit: (payload) => events.emit('taskStatus', payload) });
   const handlers: Handlers = {
@@ -199,6 +201,7 @@ export function createCore(options: CoreOptions): Core {
     traceBulk: trace$.bulk,
     shutdown: async () => {
       stopping = true;
+      apps.closeAll();
       // What waits is on disk even if closing the servers takes longer than the carrier waits;
       // what the calls cut short by closing add is written after.
       const early = Promise.all([audit.flush(), callMemory.flush()]);

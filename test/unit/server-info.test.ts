@@ -106,6 +106,25 @@ describe('ServerInfoTracker', () => {
     expect(tracker.info('s')).toMatchObject({ known: false, notifications: [], refused: [] });
   });
 
+  it("an MCP App's bridge messages (channel app) are not the server's doing", () => {
+    hub = new TraceHub(undefined);
+    const tracker = new ServerInfoTracker(hub);
+    const app = { app: { instanceId: 'i1', uri: 'ui://x/app.html', tool: 's__x' } };
+    feed([
+      { server: 's', channel: 'lifecycle', kind: 'state', dir: 'none', meta: { state: 'connecting' } },
+      { server: 's', channel: 'lifecycle', kind: 'era', dir: 'none', meta: { era: 'legacy', protocolVersion: '2025-11-25', capabilities: { tools: {} } } },
+      { server: 's', channel: 'app', kind: 'jsonrpc-in', dir: 'in', rpc: { id: 0, method: 'ui/initialize', kind: 'request' }, meta: app },
+      { server: 's', channel: 'app', kind: 'jsonrpc-in', dir: 'in', rpc: { method: 'ui/notifications/size-changed', kind: 'notification' }, meta: app },
+      { server: 's', channel: 'app', kind: 'jsonrpc-out', dir: 'out', rpc: { id: 5, method: 'ui/resource-teardown', kind: 'request' }, meta: app },
+      { server: 's', channel: 'app', kind: 'jsonrpc-in', dir: 'in', rpc: { id: 5, kind: 'error', errorCode: -32601 }, meta: app },
+      { server: 's', channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { method: 'notifications/tools/list_changed', kind: 'notification' } },
+    ]);
+    const info = tracker.info('s');
+    expect(info.requests).toEqual([]);
+    expect(info.refused).toEqual([]);
+    expect(info.notifications.map((n) => n.method)).toEqual(['notifications/tools/list_changed']);
+  });
+
   it('bounds what a server can make it keep', () => {
     hub = new TraceHub(undefined);
     const tracker = new ServerInfoTracker(hub);

@@ -4,6 +4,9 @@
  * that is not the renderer's (browser mode: a second loopback port; Electron: its own scheme).
  */
 
+/** Where the sandbox proxy's one script is served on the sandbox origin: the app's CSP names this exact URL in script-src. */
+export const SANDBOX_PROXY_SCRIPT_PATH = '/sandbox-proxy.js';
+
 /** What a registered sandbox page is served with. */
 export interface SandboxPage {
   instanceId: string;

@@ -5,6 +5,8 @@
  * bare name is an error that lists the candidates.
  */
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import type { ToolEntry } from '../../../contract';
+import { toolUiOf } from '../apps/tool-ui';
 import { CoreError } from '../errors';
 import type { ServerLists } from './catalog-state';
 import { SEPARATOR, namespacedName, uniqueSlugs } from './names';
@@ -30,6 +32,8 @@ export interface CatalogTool {
   collidesWith?: string[];
   /** MCP tasks: `execution.taskSupport` from tools/list. */
   taskSupport?: 'forbidden' | 'optional' | 'required';
+  /** MCP Apps: the `ui://` resource the tool renders and who may call it (`_meta.ui`, validated). */
+  ui?: ToolEntry['ui'];
 }
 
 export interface CatalogPrompt {
@@ -145,12 +149,19 @@ function toolEntry(tool: Tool, slug: string, base: { serverId: string; serverNam
     annotations: tool.annotations as Record<string, unknown> | undefined,
     icons: (tool as { icons?: unknown[] }).icons,
     ...taskSupportOf(tool),
+    ...uiOf(tool),
   };
 }
 
 function taskSupportOf(tool: Tool): Pick<CatalogTool, 'taskSupport'> {
   const value = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
   return value === 'forbidden' || value === 'optional' || value === 'required' ? { taskSupport: value } : {};
+}
+
+/** A bad `_meta.ui` is left out (negotiation logs it once per tools/list), never a throw. */
+function uiOf(tool: Tool): Pick<CatalogTool, 'ui'> {
+  const { ui } = toolUiOf(tool);
+  return ui ? { ui } : {};
 }
 
 type Named = { name: string; originalName: string; serverId: string };

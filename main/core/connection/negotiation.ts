@@ -10,6 +10,7 @@
  */
 import { SdkErrorCode, type Client, type ClientCapabilities, type jsonSchemaValidator, type Transport } from '@modelcontextprotocol/client';
 import type { ServerConfig, ServerStatus } from '../../../contract';
+import { APP_MIME_TYPE, UI_EXTENSION, toolUiProblemLines } from '../apps/tool-ui';
 import type { SwitchboardOAuthProvider } from '../auth/oauth-provider';
 import type { ServerLists } from '../catalog/catalog-state';
 import { TaskAwareClient } from '../tasks/task-client';
@@ -65,6 +66,9 @@ export function clientCapabilities(config: ServerConfig): ClientCapabilities {
   if (config.elicitation !== 'off') caps.elicitation = { form: {}, url: {} };
   if (config.sampling !== 'off') caps.sampling = { tools: {} };
   if (config.roots.length > 0) caps.roots = { listChanged: true };
+  // MCP Apps: the SDK sends these capabilities as they are in both eras (the 2025 initialize, the
+  // 2026 discover probe and every request's `_meta` envelope), so the extension is told everywhere.
+  if (config.apps !== false) caps.extensions = { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } };
   return caps;
 }
 
@@ -177,12 +181,18 @@ async function fetchLists(host: NegotiationHost, client: Client): Promise<Server
     }
   };
   const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-    caps.tools ? safely('tools/list', async () => (await client.listTools(undefined, { timeout })).tools) : [],
+    caps.tools ? safely('tools/list', async () => reportToolUi(host, (await client.listTools(undefined, { timeout })).tools)) : [],
     caps.prompts ? safely('prompts/list', async () => (await client.listPrompts(undefined, { timeout })).prompts) : [],
     caps.resources ? safely('resources/list', async () => (await client.listResources(undefined, { timeout })).resources) : [],
     caps.resources ? safely('resources/templates/list', async () => (await client.listResourceTemplates(undefined, { timeout })).resourceTemplates) : [],
   ]);
   return { tools, prompts, resources, resourceTemplates };
+}
+
+/** Tools whose `_meta.ui` the catalog ignores: one protocol line each, once per tools/list. */
+function reportToolUi(host: NegotiationHost, tools: ServerLists['tools']): ServerLists['tools'] {
+  for (const line of toolUiProblemLines(tools)) host.deps.observer.onError(host.id, `${host.config().name}: ${line}`);
+  return tools;
 }
 
 function createClient(host: NegotiationHost, mode: NegotiationMode): Client {
@@ -195,6 +205,7 @@ function createClient(host: NegotiationHost, mode: NegotiationMode): Client {
         if (error) deps.observer.onError(id, `${host.config().name}: refreshing ${key} after list_changed failed: ${error.message}`);
         return;
       }
+      if (key === 'tools') reportToolUi(host, items as ServerLists['tools']);
       host.listChanged(key, items);
     };
   const client = new TaskAwareClient(CLIENT_INFO, {

@@ -13,6 +13,9 @@ import type { Redactor } from '../trace/redact';
 import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
+import { appIdentity } from '../apps/instances';
+import { toolUiOf, visibleToApps } from '../apps/tool-ui';
+import type { CatalogTool } from '../catalog/catalog';
 import { currentCatalog } from './catalog';
 import { findConnection, requestErrorDetail, type CoreContext } from './context';
 
@@ -84,6 +87,27 @@ function assertServerUp(ctx: CoreContext, tool: string, serverId?: string): void
   throw new CoreError('not-found', `Server "${target.config.name}" is ${status.state}${status.error ? `: ${status.error}` : ''}.`);
 }
 
+/**
+ * MCP Apps: a call an app makes through the bridge goes only to its own server, and only to a
+ * tool visible to apps (`_meta.ui.visibility` absent or naming `app`). A refusal is an `app`
+ * channel error event and a CoreError; nothing reaches the server.
+ */
+function assertAppMayCall(ctx: CoreContext, instanceId: string, entry: CatalogTool, listed: readonly { name: string; _meta?: unknown }[]): void {
+  const app = ctx.apps.get(instanceId);
+  if (!app) throw new CoreError('not-found', `No open app instance "${instanceId}": an app's call needs the app to be open.`);
+  const raw = listed.find((t) => t.name === entry.originalName);
+  const visibility = raw ? toolUiOf(raw).visibility : entry.ui?.visibility;
+  let reason: string | undefined;
+  if (entry.serverId !== app.serverId) reason = `An app may not call tool "${entry.name}": it belongs to another server than the app's ("${app.serverName}").`;
+  else if (!visibleToApps(visibility)) {
+    const who = visibility?.includes('model') ? 'it is visible only to the model' : 'it is visible to neither apps nor the model';
+    reason = `An app may not call tool "${entry.originalName}": ${who} (_meta.ui.visibility ${JSON.stringify(visibility)}).`;
+  }
+  if (!reason) return;
+  ctx.trace.record({ server: app.serverId, channel: 'app', kind: 'error', dir: 'in', text: reason, meta: { ...appIdentity(app), refusedTool: entry.name } });
+  throw new CoreError('conflict', reason);
+}
+
 type CallHandlers = Pick<Handlers, 'callTool' | 'cancelCall' | 'listHistory' | 'listSavedCalls' | 'saveCall' | 'deleteSavedCall' | 'lastToolInput'>;
 
 export function callHandlers(ctx: CoreContext): CallHandlers {
@@ -101,11 +125,12 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
   };
 
   return {
-    callTool: async ({ tool, serverId, args, timeoutMs, resetTimeoutOnProgress, callId }) => {
+    callTool: async ({ tool, serverId, args, timeoutMs, resetTimeoutOnProgress, callId, fromApp }) => {
       const catalog = currentCatalog(ctx);
       assertServerUp(ctx, tool, serverId);
       const entry = resolveName(catalog.tools, catalog.slugs, tool, 'tool', serverId);
       const connection = findConnection(ctx, entry.serverId);
+      if (fromApp) assertAppMayCall(ctx, fromApp.instanceId, entry, connection.serverLists().tools);
       if (callId && active.has(callId)) throw new CoreError('conflict', `A call with id "${callId}" is already running.`);
       const controller = new AbortController();
       if (callId) active.set(callId, controller);

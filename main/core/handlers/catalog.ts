@@ -6,6 +6,7 @@
 import { resolveName, type Catalog } from '../catalog/catalog';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
+import type { RequestSeqs } from '../trace/request-seqs';
 import { findConnection, requestServer, type CoreContext } from './context';
 
 type CatalogHandlers = Pick<Handlers, 'listTools' | 'listPrompts' | 'listResources' | 'toolCollisions' | 'getPrompt' | 'readResource' | 'complete' | 'subscribeResource' | 'setLogLevel'>;
@@ -16,6 +17,13 @@ type CatalogHandlers = Pick<Handlers, 'listTools' | 'listPrompts' | 'listResourc
  */
 export function currentCatalog(ctx: CoreContext): Catalog {
   return ctx.connections.catalog.current();
+}
+
+/** resources/read through the server's live client, traced (MCP Apps read their UI resource this way too; `seen` learns its seqs). */
+export async function readServerResource(ctx: CoreContext, serverId: string, uri: string, seen?: (seqs: RequestSeqs) => void) {
+  const started = performance.now();
+  const result = await requestServer(ctx, findConnection(ctx, serverId), 'resources/read', (client, timeout) => client.readResource({ uri }, { timeout, cacheMode: 'bypass' }), seen);
+  return { serverId, uri, result: result as Record<string, unknown>, durationMs: performance.now() - started };
 }
 
 export function catalogHandlers(ctx: CoreContext): CatalogHandlers {
@@ -35,11 +43,7 @@ export function catalogHandlers(ctx: CoreContext): CatalogHandlers {
       const result = await requestServer(ctx, findConnection(ctx, entry.serverId), 'prompts/get', (client, timeout) => client.getPrompt({ name: entry.originalName, arguments: args }, { timeout }));
       return { serverId: entry.serverId, name: entry.name, result: result as Record<string, unknown>, durationMs: performance.now() - started };
     },
-    readResource: async ({ serverId, uri }) => {
-      const started = performance.now();
-      const result = await requestServer(ctx, findConnection(ctx, serverId), 'resources/read', (client, timeout) => client.readResource({ uri }, { timeout, cacheMode: 'bypass' }));
-      return { serverId, uri, result: result as Record<string, unknown>, durationMs: performance.now() - started };
-    },
+    readResource: ({ serverId, uri }) => readServerResource(ctx, serverId, uri),
     complete: async ({ serverId, ref, argument, context }) => {
       const result = await requestServer(ctx, findConnection(ctx, serverId), 'completion/complete', (client, timeout) => client.complete({ ref, argument, ...(context ? { context } : {}) }, { timeout }));
       return { values: result.completion.values, total: result.completion.total, hasMore: result.completion.hasMore };

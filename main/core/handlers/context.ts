@@ -1,6 +1,7 @@
 /** What every group of handlers works with. */
 import type { Client } from '@modelcontextprotocol/client';
 import type { ErrorDetail } from '../../../contract';
+import type { AppInstances } from '../apps/instances';
 import type { AuditLog } from '../audit/audit-log';
 import { errorDetailOf, isTimeout, rpcErrorOf } from '../connection/errors';
 import type { ConnectionManager } from '../connection/manager';
@@ -24,6 +25,8 @@ export interface CoreContext {
   audit: AuditLog;
   carrier: 'electron' | 'browser';
   version: string;
+  /** MCP Apps: the app instances open now (a tool call from an app is checked against its instance). */
+  apps: AppInstances;
 }
 
 export function findConnection(ctx: CoreContext, id: string): ServerConnection {
@@ -56,12 +59,13 @@ export function requestErrorDetail(error: unknown, seqs: RequestSeqs, durationMs
  * Runs one request to a server (`run` sends `method`), learning the seqs of its own trace events;
  * a failure becomes a CoreError that says what happened, in words (`what failed: …`) and in its detail.
  */
-export async function trackedRequest<T>(ctx: CoreContext, connection: ServerConnection, method: string, what: string, run: () => Promise<T>): Promise<T> {
+export async function trackedRequest<T>(ctx: CoreContext, connection: ServerConnection, method: string, what: string, run: () => Promise<T>, seen?: (seqs: RequestSeqs) => void): Promise<T> {
   const started = performance.now();
   let seqs: RequestSeqs = {};
   try {
     return await trackRequest(ctx.trace, connection.id, method, (tracked) => {
       seqs = tracked;
+      seen?.(tracked);
       return run();
     });
   } catch (error) {
@@ -71,7 +75,10 @@ export async function trackedRequest<T>(ctx: CoreContext, connection: ServerConn
   }
 }
 
-/** A safe request (list, read, get: repeated once on a renewed session) through the server's live client. */
-export function requestServer<T>(ctx: CoreContext, connection: ServerConnection, method: string, op: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
-  return trackedRequest(ctx, connection, method, `${connection.config.name}: ${method}`, () => connection.withClient(method, true, op));
+/**
+ * A safe request (list, read, get: repeated once on a renewed session) through the server's live
+ * client. `seen` gets the request's seqs object, filled as its events are recorded.
+ */
+export function requestServer<T>(ctx: CoreContext, connection: ServerConnection, method: string, op: (client: Client, timeoutMs: number) => Promise<T>, seen?: (seqs: RequestSeqs) => void): Promise<T> {
+  return trackedRequest(ctx, connection, method, `${connection.config.name}: ${method}`, () => connection.withClient(method, true, op), seen);
 }

@@ -81,6 +81,7 @@ export class ServerInfoTracker {
 
   private apply(event: TraceEvent): void {
     if (event.meta?.check === true) return; // a "Test connection" probe's throwaway connection, not this server's live one
+    if (event.channel === 'app') return; // an MCP App's bridge messages are the app's, not the server's
     if (event.kind === 'state' && event.meta?.state === 'connecting') {
       this.servers.set(event.server, { notifications: new Map(), requests: new Map(), refused: new Map() });
       return;
@@ -100,7 +101,7 @@ export class ServerInfoTracker {
 
   /** Our request, answered "Method not found" (not the version probe: that refusal is expected). */
   private paired(requestSeq: number, response: TraceEvent, rpc: RpcSummary): void {
-    if (rpc.kind !== 'error' || rpc.errorCode !== METHOD_NOT_FOUND || response.dir !== 'in' || response.negotiation || response.meta?.check === true) return;
+    if (rpc.kind !== 'error' || rpc.errorCode !== METHOD_NOT_FOUND || response.dir !== 'in' || response.negotiation || response.meta?.check === true || response.channel === 'app') return;
     const request = this.hub.store.get(requestSeq);
     const method = request?.rpc?.method ?? request?.batch?.find((r) => r.id === rpc.id)?.method;
     if (!method || method === PROBE_METHOD || request?.dir !== 'out') return;

@@ -1,6 +1,6 @@
-import { ActionIcon, AppShell, Badge, Button, Group, Kbd, Tabs, Title, Tooltip, useMantineColorScheme } from '@mantine/core';
+import { ActionIcon, AppShell, Badge, Button, Group, Kbd, Tabs, Text, Title, Tooltip, useMantineColorScheme } from '@mantine/core';
 import { spotlight } from '@mantine/spotlight';
-import { useEffect, type ReactNode } from 'react';
+import { Suspense, lazy, useEffect, type ReactNode } from 'react';
 import type { CarrierKind } from '../api/carrier';
 import { useApi, useLink, useLinkState } from '../api/context';
 import { ViewBoundary } from '../components/ViewBoundary';
@@ -24,8 +24,12 @@ import { useGlobalKeys } from './keyboard';
 import { MainGoneBanner } from './MainGoneBanner';
 import { useServers } from './useServers';
 
+/** MCP Apps' view (and the app bridge it brings) loads when first shown, not with the first chunk. */
+const AppsView = lazy(() => import('../features/apps/AppsView').then((m) => ({ default: m.AppsView })));
+
 const LABELS: Record<View, string> = {
   tools: 'Tools',
+  apps: 'Apps',
   resources: 'Resources',
   prompts: 'Prompts',
   traffic: 'Traffic',
@@ -112,6 +116,14 @@ export function App({ carrier }: { carrier: CarrierKind }) {
           </Tabs.List>
           <Tabs.Panel value="tools" pt="md">
             {view('tools', <ToolsView servers={servers} />)}
+          </Tabs.Panel>
+          <Tabs.Panel value="apps" pt="md">
+            {view(
+              'apps',
+              <Suspense fallback={<Text size="sm" c="dimmed">Loading the Apps view…</Text>}>
+                <AppsView servers={servers} />
+              </Suspense>,
+            )}
           </Tabs.Panel>
           <Tabs.Panel value="resources" pt="md">
             {view('resources', <ResourcesView servers={servers} />)}

@@ -6,7 +6,7 @@
 import { Store } from './store';
 import { useStore } from './useStore';
 
-export const VIEWS = ['tools', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth'] as const;
+export const VIEWS = ['tools', 'apps', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth'] as const;
 export type View = (typeof VIEWS)[number];
 
 export type TrafficFocus =

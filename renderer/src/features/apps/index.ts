@@ -1,3 +1,4 @@
 /** MCP Apps: the sandboxed host, its bridge, and the Apps view. Other features import only this file. */
-export { AppHost, type AppHostProps } from './AppHost';
-export { AppsView } from './AppsView';
+export { AppHost, hostFeed, preloadApp, type AppHostProps } from './AppHost';
+// The Apps view is not exported here: the app shell loads it lazily from its file (React.lazy),
+// so importing this barrel (for AppHost) never pulls the view into the first chunk.

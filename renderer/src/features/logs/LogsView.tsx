@@ -14,16 +14,10 @@ import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
 import { ListHeader } from '../../components/ListHeader';
 import { useNavigation } from '../../state/navigation';
-import { FilteredLines, KEEP, LEVELS, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
+import { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LOG_SOURCES, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
 import classes from './logs.module.css';
 
-const SOURCES: { value: LogLine['source']; label: string; hint: string }[] = [
-  { value: 'server', label: SOURCE_LABEL.server, hint: 'notifications/message from servers' },
-  { value: 'stderr', label: SOURCE_LABEL.stderr, hint: 'what stdio servers write to stderr' },
-  { value: 'protocol', label: SOURCE_LABEL.protocol, hint: "What went wrong with a server: its error answers (Method not found, a failed read), failed lists, broken messages, lost connections" },
-  { value: 'app', label: SOURCE_LABEL.app, hint: "Switchboard's own warnings and errors" },
-];
 /** A line shows at most this much until expanded: long lines must not push the others away. */
 const CLIP_CHARS = 600;
 const CLIP_LINES = 8;
@@ -47,7 +41,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const nav = useNavigation();
   const store = useLogStore(api);
   const [minLevel, setMinLevel] = useState<LogLine['level']>('debug');
-  const [sources, setSources] = useState<LogLine['source'][]>(['server', 'stderr', 'protocol', 'app']);
+  const [sources, setSources] = useState<LogLine['source'][]>(DEFAULT_SOURCES);
   const [server, setServer] = useState<string>(() => nav.serverId ?? ALL);
   const [text, setText] = useState('');
   const [follow, setFollow] = useState(true);
@@ -94,9 +88,9 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
         </Tooltip>
         <Chip.Group multiple value={sources} onChange={(v) => setSources(v as LogLine['source'][])}>
           <Group gap={4} wrap="nowrap" data-testid="log-filter-sources">
-            {SOURCES.map((s) => (
+            {LOG_SOURCES.map((s) => (
               <Tooltip key={s.value} label={s.hint}>
-                <Chip size="xs" value={s.value} variant="outline">
+                <Chip size="xs" value={s.value} variant="outline" data-testid={`log-source-${s.value}`}>
                   {s.label}
                 </Chip>
               </Tooltip>

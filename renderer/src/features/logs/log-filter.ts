@@ -15,6 +15,17 @@ export const LEVELS = Object.keys(LEVEL_RANK) as LogLine['level'][];
 /** The server sources of a line: everything but Switchboard's own lines names the server it is about. */
 export const SOURCE_LABEL: Record<LogLine['source'], string> = { server: 'server', stderr: 'stderr', protocol: 'protocol', app: 'switchboard', 'mcp-app': 'MCP App' };
 
+/** The source filter's chips, in order, each with what it covers; all of them are on at first. */
+export const LOG_SOURCES: { value: LogLine['source']; label: string; hint: string }[] = [
+  { value: 'server', label: SOURCE_LABEL.server, hint: 'notifications/message from servers' },
+  { value: 'stderr', label: SOURCE_LABEL.stderr, hint: 'what stdio servers write to stderr' },
+  { value: 'protocol', label: SOURCE_LABEL.protocol, hint: 'What went wrong with a server: its error answers (Method not found, a failed read), failed lists, broken messages, lost connections' },
+  { value: 'mcp-app', label: SOURCE_LABEL['mcp-app'], hint: 'MCP Apps running in their sandbox: console errors and warnings, CSP violations, their log messages, what the host refused or contained' },
+  { value: 'app', label: SOURCE_LABEL.app, hint: "Switchboard's own warnings and errors" },
+];
+
+export const DEFAULT_SOURCES: LogLine['source'][] = LOG_SOURCES.map((s) => s.value);
+
 export interface LogFilter {
   minLevel: LogLine['level'];
   sources: LogLine['source'][];

@@ -94,4 +94,4 @@ export function useLogStore(api: SwitchboardApi): LogStore {
   return store;
 }
 
-export { FilteredLines, LEVELS, LEVEL_RANK, SOURCE_LABEL, type LogFilter, type StoredLine } from './log-filter';
+export { DEFAULT_SOURCES, FilteredLines, LEVELS, LEVEL_RANK, LOG_SOURCES, SOURCE_LABEL, type LogFilter, type StoredLine } from './log-filter';

@@ -10,11 +10,13 @@ import { Alert, Anchor, Badge, Button, Drawer, Group, Stack, Table, Text, Title,
 import { useEffect, useState, type ReactNode } from 'react';
 import type { ObservedMethod, ServerInfo, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
-import { SafeText } from '../../components/SafeText';
+import { AppBadge, VisibilityBadge } from '../../components/AppBadge';
+import { isAppTool, type AppTool } from '../../components/app-tool';
+import { SafeLabel, SafeText } from '../../components/SafeText';
 import { navigation } from '../../state/navigation';
 import { useStore } from '../../state/useStore';
 import { openConsented } from '../requests';
-import { capabilityRows, describeMismatch, iconVerdict, serverInfoPanel } from './model';
+import { appsDeclaredLine, appsExtension, capabilityRows, describeMismatch, iconVerdict, serverInfoPanel } from './model';
 
 const REFRESH_MS = 1_000;
 
@@ -170,6 +172,10 @@ function Panel({ server }: { server: ServerStatus }) {
             </Section>
           </Group>
 
+          <Section title="MCP Apps" hint="Tools with an interface of their own (_meta.ui.resourceUri), run in a sandbox from the Apps view.">
+            <Apps server={server} info={info} />
+          </Section>
+
           <Section title="Seen since it connected" hint="Counted from the trace since the last connect (the version probe is not counted).">
             <Observed title="notifications from the server" items={info.notifications} testId="server-info-notifications" />
             <Observed title="requests from the server" items={info.requests} testId="server-info-requests" />
@@ -197,6 +203,65 @@ function Panel({ server }: { server: ServerStatus }) {
             </Section>
           )}
         </>
+      )}
+    </Stack>
+  );
+}
+
+/** Whether the extension was declared (ours, and the server's), and the server's tools with an app, each with its App badge. */
+function Apps({ server, info }: { server: ServerStatus; info: ServerInfo }) {
+  const api = useApi();
+  const [tools, setTools] = useState<AppTool[] | undefined>();
+  const connected = server.state === 'connected';
+  useEffect(() => {
+    let live = true;
+    if (!connected) {
+      setTools(undefined);
+      return;
+    }
+    api.listTools().then(
+      (list) => live && setTools(list.filter((t): t is AppTool => t.serverId === server.id && isAppTool(t))),
+      () => live && setTools(undefined),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, server.id, connected, server.toolCount, server.since]);
+  const serverSide = appsExtension(info.serverCapabilities);
+  return (
+    <Stack gap={4} data-testid="server-info-apps">
+      <Text size="sm" data-testid="server-info-apps-declared" data-declared={appsExtension(info.clientCapabilities).declared}>
+        {appsDeclaredLine(info.clientCapabilities, server.config.apps)}
+      </Text>
+      {serverSide.declared && (
+        <Text size="xs" c="dimmed">
+          The server declares the extension in its capabilities too.
+        </Text>
+      )}
+      {tools === undefined ? null : tools.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid="server-info-apps-none">
+          None of its tools declares an app.
+        </Text>
+      ) : (
+        <Stack gap={2}>
+          {tools.slice(0, 200).map((t) => (
+            <Group key={t.name} gap={6} wrap="nowrap" data-testid="server-info-app-tool" data-tool={t.name}>
+              <Text size="sm" ff="monospace" truncate style={{ minWidth: 0 }}>
+                <SafeLabel text={t.originalName} max={120} />
+              </Text>
+              <AppBadge ui={t.ui} />
+              <VisibilityBadge tool={t} />
+              <Text size="xs" c="dimmed" ff="monospace" truncate style={{ flex: 1, minWidth: 0 }} title={t.ui.resourceUri.slice(0, 300)}>
+                {t.ui.resourceUri.slice(0, 120)}
+              </Text>
+            </Group>
+          ))}
+          {tools.length > 200 && (
+            <Text size="xs" c="dimmed">
+              … {tools.length - 200} more
+            </Text>
+          )}
+        </Stack>
       )}
     </Stack>
   );

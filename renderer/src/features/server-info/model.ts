@@ -56,6 +56,34 @@ function detailOf(value: unknown): string {
   return parts.join(', ').slice(0, 300);
 }
 
+// --- MCP Apps ---------------------------------------------------------------------------------
+
+/** The MCP Apps extension's name in `capabilities.extensions`. */
+export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+
+/**
+ * Whether a capabilities object declares the MCP Apps extension (`extensions["io.modelcontextprotocol/ui"]`),
+ * and the mime types it names (hostile input: only strings, clipped, at most 8).
+ */
+export function appsExtension(caps: Record<string, unknown> | undefined): { declared: boolean; mimeTypes: string[] } {
+  const extensions = caps?.extensions;
+  if (!extensions || typeof extensions !== 'object' || Array.isArray(extensions) || !Object.prototype.hasOwnProperty.call(extensions, APPS_EXTENSION)) return { declared: false, mimeTypes: [] };
+  const value = (extensions as Record<string, unknown>)[APPS_EXTENSION];
+  if (value === undefined || value === null || value === false) return { declared: false, mimeTypes: [] };
+  const list = value && typeof value === 'object' && !Array.isArray(value) ? (value as { mimeTypes?: unknown }).mimeTypes : undefined;
+  const mimeTypes = Array.isArray(list) ? list.filter((m): m is string => typeof m === 'string').slice(0, 8).map((m) => m.slice(0, 100)) : [];
+  return { declared: true, mimeTypes };
+}
+
+/** The sentence under "MCP Apps" in the panel: what Switchboard declared to this server, and why. */
+export function appsDeclaredLine(clientCaps: Record<string, unknown> | undefined, setting: boolean): string {
+  const ours = appsExtension(clientCaps);
+  if (ours.declared) return `Switchboard declared the MCP Apps extension (${APPS_EXTENSION}${ours.mimeTypes.length ? `, ${ours.mimeTypes.join(', ')}` : ''}).`;
+  return setting
+    ? `Switchboard did not declare the MCP Apps extension (${APPS_EXTENSION}) in this connection; reconnect to declare it.`
+    : `Switchboard did not declare the MCP Apps extension (${APPS_EXTENSION}): it is turned off in this server's settings.`;
+}
+
 // --- which server's panel is open (one at a time, opened from anywhere) ----------------------
 
 /** The open panel's server id; one per window (module level), since one panel shows at a time. */

@@ -68,6 +68,7 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
   });
   const [disabled, setDisabled] = useState(initial?.disabled ?? false);
   const [connectAtStart, setConnectAtStart] = useState(initial?.connectAtStart ?? true);
+  const [apps, setApps] = useState(initial?.apps ?? true);
   const [elicitation, setElicitation] = useState(initial?.elicitation ?? 'ask');
   const [sampling, setSampling] = useState(initial?.sampling ?? 'ask');
   const [roots, setRoots] = useState((initial?.roots ?? []).map((r) => r.uri).join('\n'));
@@ -93,7 +94,7 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
         .map((line) => line.trim())
         .filter(Boolean)
         .map((uri) => ({ uri })); // paths become file: URIs in the contract's schema (toRootUri)
-      input = { ...(input as object), era, ...numbers, disabled, connectAtStart, elicitation, sampling, roots: rootList, ...(description.trim() ? { description: description.trim() } : {}) };
+      input = { ...(input as object), era, ...numbers, disabled, connectAtStart, apps, elicitation, sampling, roots: rootList, ...(description.trim() ? { description: description.trim() } : {}) };
     } catch (e) {
       setError((e as Error).message);
       return;
@@ -272,6 +273,14 @@ export function ServerForm({ initial, submitLabel, onSubmit }: { initial?: Serve
           disabled={disabled}
           onChange={(e) => setConnectAtStart(e.currentTarget.checked)}
           data-testid="server-connect-at-start"
+        />
+        <Checkbox
+          size="xs"
+          label="MCP Apps: declare the ui extension"
+          description="Lets the server offer tools with an interface of their own (io.modelcontextprotocol/ui), run in a sandbox in the Apps view."
+          checked={apps}
+          onChange={(e) => setApps(e.currentTarget.checked)}
+          data-testid="server-apps"
         />
         <Button variant="subtle" size="compact-xs" onClick={() => setAdvanced(!advanced)} data-testid="server-advanced">
           {advanced ? 'Hide' : 'Show'} timeouts, retries, heartbeat, requests from the server

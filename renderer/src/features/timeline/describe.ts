@@ -1,4 +1,6 @@
 /** What the hover card says about a span or tick: plain text, server-supplied parts clipped and stripped of bidi overrides. */
+import { appOf } from '../../components/app-tool';
+import type { TraceEvent } from '../../../../contract/trace';
 import type { Hit } from './draw';
 import type { Span } from './model';
 import { clockLabel, formatDuration } from './scale';
@@ -30,6 +32,12 @@ function spanStatus(span: Span, openEnd: number): string {
   }
 }
 
+/** For a bridge message: the app it belongs to (its tool, else its resource uri). */
+function appLine(event: TraceEvent): [string, string][] {
+  const app = appOf(event);
+  return app ? [['app', clip(app.tool ?? app.uri ?? 'unknown', 120)]] : [];
+}
+
 export function describeHit(hit: Hit, names: Map<string, string>, openEnd: number): { title: string; lines: [string, string][] } {
   if (hit.kind === 'span') {
     const span = hit.span;
@@ -40,6 +48,7 @@ export function describeHit(hit: Hit, names: Map<string, string>, openEnd: numbe
       ['status', spanStatus(span, openEnd)],
       ['server', clip(server, 80)],
       ['channel', span.startEvent.channel],
+      ...appLine(span.startEvent),
       ['started', clockLabel(span.start, true)],
     ];
     if (span.type === 'rpc' && span.startEvent.rpc?.id !== undefined) lines.push(['id', clip(String(span.startEvent.rpc.id), 60)]);
@@ -56,6 +65,7 @@ export function describeHit(hit: Hit, names: Map<string, string>, openEnd: numbe
     ['kind', `${event.kind}${event.dir !== 'none' ? ` (${event.dir === 'out' ? 'sent' : 'received'})` : ''}`],
     ['server', clip(server, 80)],
     ['channel', event.channel],
+    ...appLine(event),
     ['time', clockLabel(event.ts, true)],
   ];
   if (rpc?.kind === 'error') lines.push(['status', `error ${rpc.errorCode ?? ''} ${clip(rpc.errorMessage ?? '', 120)}`.trim()]);

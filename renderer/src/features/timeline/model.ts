@@ -7,6 +7,7 @@
  * finds what is visible with a binary search; nothing here is React state.
  */
 import { CHANNELS, type Channel, type RpcSummary, type TraceEvent } from '../../../../contract/trace';
+import { appOf } from '../../components/app-tool';
 import { afterSeq, lowerBound } from '../../state/seq-search';
 
 export type LaneKind = 'rpc-out' | 'rpc-in' | 'notifications' | 'channel' | 'lifecycle' | 'errors';
@@ -347,9 +348,13 @@ export class TimelineModel {
         break;
     }
 
-    // The message layer: every JSON-RPC message the event carries.
-    if (event.batch) for (const rpc of event.batch) this.applyRpc(event, rpc);
-    else if (event.rpc) this.applyRpc(event, event.rpc);
+    // The message layer: every JSON-RPC message the event carries (not a bridge message the host
+    // refused or dropped: it was never delivered, so nothing waits for its answer).
+    const undelivered = event.channel === 'app' && event.kind === 'error';
+    if (!undelivered) {
+      if (event.batch) for (const rpc of event.batch) this.applyRpc(event, rpc);
+      else if (event.rpc) this.applyRpc(event, event.rpc);
+    }
     if (this.deferredReject) {
       const { exchange, event: end, why } = this.deferredReject;
       this.deferredReject = undefined;
@@ -391,11 +396,15 @@ export class TimelineModel {
     if (event.kind === 'http-end' && rpc.kind === 'request') return; // a response body never carries requests
     const dir = event.dir === 'out' ? 'out' : 'in';
     const server = event.server;
+    // An MCP App's bridge has JSON-RPC ids of its own (one space per app instance): its requests
+    // are paired within the instance and drawn in the server's app lane, not among its requests.
+    const bridge = event.channel === 'app';
+    const scope = bridge ? `${server}\u0000app:${appOf(event)?.instanceId ?? ''}` : server;
     switch (rpc.kind) {
       case 'request': {
-        const span = this.openSpan(this.lane(server, dir === 'out' ? 'rpc-out' : 'rpc-in'), event, 'rpc', rpc.method ?? '?');
+        const span = this.openSpan(bridge ? this.lane(server, 'channel', 'app') : this.lane(server, dir === 'out' ? 'rpc-out' : 'rpc-in'), event, 'rpc', rpc.method ?? '?');
         if (rpc.id !== undefined) {
-          const key = `${server}\u0000${dir}:${rpc.id}`;
+          const key = `${scope}\u0000${dir}:${rpc.id}`;
           const previous = this.pending.get(key);
           if (previous) this.close(previous, event, 'abandoned');
           this.pending.set(key, span);
@@ -407,10 +416,10 @@ export class TimelineModel {
         break;
       }
       case 'notification': {
-        this.tick(this.lane(server, 'notifications'), event, dir, rpc);
+        if (!bridge) this.tick(this.lane(server, 'notifications'), event, dir, rpc); // the bridge's are ticks of its own lane already
         if (rpc.method === 'notifications/cancelled') {
           const requestId = (event.body as { params?: { requestId?: string | number } } | undefined)?.params?.requestId;
-          const key = `${server}\u0000${dir}:${requestId}`;
+          const key = `${scope}\u0000${dir}:${requestId}`;
           const span = requestId !== undefined ? this.pending.get(key) : undefined;
           if (span) {
             this.close(span, event, 'cancelled');
@@ -422,7 +431,7 @@ export class TimelineModel {
       case 'result':
       case 'error': {
         // A response travels the other way from its request.
-        const key = `${server}\u0000${dir === 'in' ? 'out' : 'in'}:${rpc.id}`;
+        const key = `${scope}\u0000${dir === 'in' ? 'out' : 'in'}:${rpc.id}`;
         const span = this.pending.get(key);
         if (rpc.kind === 'error') this.error(event, rpc);
         if (!span) break;

@@ -10,13 +10,15 @@ import type { ToolEntry } from '../../../../contract';
 import { safeStringify } from '../../../../contract/bounded-json';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
-import { cancelRun, defaultArgs, ensureSession, runCall, savedChanged, setArgs, useToolSession, type RunningCall } from './calls-store';
+import { cancelRun, defaultArgs, ensureSession, runCall, savedChanged, setArgs, useToolSession, type RunningCall, type ToolSession } from './calls-store';
 import { SafeLabel, SafeText } from '../../components/SafeText';
 import { argumentDepthProblem } from './argument-depth';
 import { SchemaForm } from './SchemaForm';
 import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
 import { UrlElicitationRequired, isUrlElicitationRequired } from '../requests';
+import { AppHost, hostFeed } from '../apps';
+import { VISIBILITY_HINT, visibilityOf } from '../../components/app-tool';
 import { formatMs, plural } from '../../components/format';
 import { CallErrorView, ToolResultView } from './ToolResultView';
 import { getTasksStore, latestRun, runModes, useTasks } from '../tasks';
@@ -36,6 +38,10 @@ export function activeAnnotations(tool: ToolEntry) {
   const a = tool.annotations ?? {};
   return ANNOTATIONS.filter((def) => a[def.key] === true);
 }
+
+/** MCP Apps: a tool only its app may call (`_meta.ui.visibility: ["app"]`) is not run from the form. */
+const isAppOnly = (tool: ToolEntry) => visibilityOf(tool) === 'app-only';
+const APP_ONLY_HELP = `Not run from the form: this tool is ${VISIBILITY_HINT['app-only']} Its app, below, calls it.`;
 
 const NO_ISSUES: Issue[] = [];
 const NO_ARGS: Record<string, unknown> = {};
@@ -114,8 +120,9 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
   const taskRun = useTasks(tasks).runs.get(tool.name);
   const modes = runModes(tool);
 
+  const appOnly = isAppOnly(tool);
   const run = async (force = false) => {
-    if (session?.running || checking) return;
+    if (session?.running || checking || appOnly) return;
     if (jsonError && tab === 'json') return;
     if (depthProblem) {
       setDepthBlocked(true);
@@ -230,15 +237,23 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
                 </Tooltip>
                 <div style={{ flex: 1 }} />
                 <SaveCall tool={tool} args={args} />
-                <RunAsTaskButton tool={tool} args={args} disabled={(!!jsonError && tab === 'json') || depthProblem !== null} />
+                <RunAsTaskButton tool={tool} args={args} disabled={(!!jsonError && tab === 'json') || depthProblem !== null || appOnly} />
                 {modes.plain && (
-                  <Tooltip label="Run (Ctrl+Enter)" openDelay={600}>
-                    <Button size="sm" onClick={() => void run()} loading={!!running || checking} disabled={!!jsonError && tab === 'json'} data-testid="tool-call">
-                      Run
-                    </Button>
+                  <Tooltip label={appOnly ? APP_ONLY_HELP : 'Run (Ctrl+Enter)'} openDelay={appOnly ? 0 : 600} multiline maw={appOnly ? 340 : undefined}>
+                    {/* (a wrapper: a disabled button gets no pointer events, so its tooltip would never show) */}
+                    <span data-testid="tool-call-wrap">
+                      <Button size="sm" onClick={() => void run()} loading={!!running || checking} disabled={(!!jsonError && tab === 'json') || appOnly} data-testid="tool-call">
+                        Run
+                      </Button>
+                    </span>
                   </Tooltip>
                 )}
               </Group>
+              {appOnly && (
+                <Text size="xs" c="dimmed" mt="xs" data-testid="tool-app-only-note">
+                  App-only: its app calls it; Switchboard does not run it from the form.
+                </Text>
+              )}
               {!modes.plain && (
                 <Text size="xs" c="dimmed" mt="xs" data-testid="tool-task-only">
                   This tool runs only as a task (execution.taskSupport: required): a plain tools/call is refused by the server.
@@ -300,6 +315,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
             </div>
           </section>
         </div>
+        {tool.ui && <AppSection tool={tool} session={session} />}
         <TaskPanel serverId={tool.serverId} serverName={tool.serverName} />
       </Stack>
     </div>
@@ -370,6 +386,7 @@ const ToolHeader = memo(function ToolHeader({ tool }: { tool: ToolEntry }) {
           </Tooltip>
         ))}
         {tool.collidesWith && tool.collidesWith.length > 0 && <CollisionBadge tool={tool} />}
+        {tool.ui && <AppBadge tool={tool} />}
       </Group>
       {tool.title && tool.title !== tool.originalName && (
         <Text size="sm" fw={500}>
@@ -413,6 +430,51 @@ export function CollisionBadge({ tool, compact = false }: { tool: ToolEntry; com
         {compact ? `×${others.length + 1}` : `name collision: ${others.length + 1} servers`}
       </Badge>
     </Tooltip>
+  );
+}
+
+/** The App badge (and app-only marker) of a tool with a UI, here and in the explorer's rows. */
+export function AppBadge({ tool, compact = false }: { tool: ToolEntry; compact?: boolean }) {
+  const ui = tool.ui;
+  if (!ui) return null;
+  return (
+    <>
+      <Tooltip label={`This tool has an interactive UI (MCP App): ${ui.resourceUri.slice(0, 300)}`} multiline maw={380} openDelay={compact ? 300 : 0}>
+        <Badge size={compact ? 'xs' : 'sm'} variant={compact ? 'outline' : 'light'} color="cyan" px={compact ? 4 : undefined} data-testid="app-badge">
+          App
+        </Badge>
+      </Tooltip>
+      {isAppOnly(tool) && (
+        <Tooltip label={APP_ONLY_HELP} multiline maw={340} openDelay={compact ? 300 : 0}>
+          <Badge size={compact ? 'xs' : 'sm'} variant="light" color="gray" px={compact ? 4 : undefined} data-testid="tool-app-only">
+            app-only
+          </Badge>
+        </Tooltip>
+      )}
+    </>
+  );
+}
+
+/**
+ * The tool's app, fed from the form: the arguments as partial input while they are edited, the
+ * call's arguments as input when it starts, its result (or cancellation) when it ends.
+ */
+function AppSection({ tool, session }: { tool: ToolEntry; session: ToolSession | undefined }) {
+  const feed = useMemo(() => hostFeed(session), [session]);
+  return (
+    <section className={classes.section} data-testid="tool-app">
+      <div className={classes.sectionHeader}>
+        <Text size="sm" fw={600}>
+          App
+        </Text>
+        <Text size="xs" c="dimmed" className="mono" style={{ minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+          {tool.ui?.resourceUri.slice(0, 300)}
+        </Text>
+      </div>
+      <div className={classes.sectionBody}>
+        <AppHost tool={tool} {...feed} />
+      </div>
+    </section>
   );
 }
 

@@ -8,7 +8,9 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef } from 'react';
 import type { ToolEntry } from '../../../../contract';
 import { SafeLabel, SafeText, reveal } from '../../components/SafeText';
-import { CollisionBadge, activeAnnotations } from './ToolDetail';
+import { useApi } from '../../api/context';
+import { preloadApp } from '../apps';
+import { AppBadge, CollisionBadge, activeAnnotations } from './ToolDetail';
 import { ToolIcon } from './ToolIcon';
 import classes from './tools.module.css';
 
@@ -178,6 +180,7 @@ export function ToolExplorer({
 }
 
 function ToolRow({ tool, active, onSelect }: { tool: ToolEntry; active: boolean; onSelect(name: string): void }) {
+  const api = useApi();
   const annotations = activeAnnotations(tool);
   const sub = tool.title ?? tool.description ?? '';
   // One tooltip for the row (name and title): the row's own labels are plain, so nothing doubles.
@@ -198,7 +201,11 @@ function ToolRow({ tool, active, onSelect }: { tool: ToolEntry; active: boolean;
       <UnstyledButton
         className={classes.toolRow}
         data-active={active}
-        onClick={() => onSelect(tool.name)}
+        onClick={() => {
+          // An app tool's resource starts loading now; the AppHost that mounts claims it.
+          if (tool.ui && !active) preloadApp(api, tool);
+          onSelect(tool.name);
+        }}
         data-testid="tool-item"
         data-tool-name={tool.name}
         role="option"
@@ -211,6 +218,7 @@ function ToolRow({ tool, active, onSelect }: { tool: ToolEntry; active: boolean;
               <SafeText text={tool.name} clip={140} inline />
             </span>
             <span className={classes.rowBadges}>
+              {tool.ui && <AppBadge tool={tool} compact />}
               {tool.collidesWith && tool.collidesWith.length > 0 && <CollisionBadge tool={tool} compact />}
               {annotations.map((a) => (
                 <Tooltip key={a.key} label={a.help} openDelay={300}>

@@ -15,7 +15,8 @@ import { JsonTree } from '../../components/JsonTree';
 import { PayloadView, isStructured } from '../../components/PayloadView';
 import { copyText } from '../../components/download';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
-import { clip, curlCommand, isErrorEvent, methodStatus, urlPath } from './format';
+import { appOf } from '../../components/app-tool';
+import { appLabel, clip, curlCommand, directionLabel, isErrorEvent, methodStatus, urlPath } from './format';
 import classes from './TrafficView.module.css';
 import { bodyText, rawOf } from '../../components/raw-body';
 import { traffic } from './traffic-store';
@@ -193,6 +194,11 @@ export function TrafficDetail({ seq, source, live, names }: { seq: number; sourc
           <Badge size="sm" variant="outline" color="gray">
             {response?.channel ?? event.channel}
           </Badge>
+          {event.channel === 'app' && (
+            <Badge size="sm" variant="light" color="grape" style={{ textTransform: 'none', maxWidth: 240 }} data-testid="traffic-detail-app">
+              app {appLabel(event)}
+            </Badge>
+          )}
           <Tooltip label="Server info: what it declared, what it did">
             <Badge size="sm" variant="outline" color="indigo" style={{ textTransform: 'none', cursor: 'pointer' }} onClick={() => serverInfoPanel.open(event.server)} data-testid="traffic-detail-server">
               {clip(server, 60)}
@@ -422,6 +428,18 @@ function BodyView({ event, source, testId }: { event: TraceEvent; source: string
   );
 }
 
+/** An MCP App bridge message: which app, and why the host refused it (when it did). */
+function appRows(event: TraceEvent): [string, string | undefined][] {
+  const app = appOf(event);
+  if (!app) return [];
+  return [
+    ['App', app.tool ?? app.uri ?? 'unknown'],
+    ['Resource', app.uri],
+    ['Instance', app.instanceId],
+    ['Refused', event.kind === 'error' ? (event.text ?? 'yes') : undefined],
+  ];
+}
+
 function SingleBody({ event, source }: { event: TraceEvent; source: string }) {
   const meta = event.meta ? Object.entries(event.meta).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : safeStringify(v)]) : [];
   return (
@@ -430,14 +448,15 @@ function SingleBody({ event, source }: { event: TraceEvent; source: string }) {
         <Kv
           rows={[
             ['Kind', event.kind],
-            ['Direction', event.dir === 'out' ? 'sent →' : event.dir === 'in' ? 'received ←' : 'none'],
+            ['Direction', directionLabel(event)],
             ['Channel', event.channel],
+            ...appRows(event),
             ['Session', event.session],
             ['JSON-RPC', event.rpc ? `${event.rpc.kind}${event.rpc.method ? ` ${event.rpc.method}` : ''}${event.rpc.id !== undefined ? ` #${String(event.rpc.id)}` : ''}` : undefined],
             ['Error', event.rpc?.errorMessage ? `${event.rpc.errorCode ?? ''} ${event.rpc.errorMessage}` : undefined],
             ['Size', formatBytes(event.bytes)],
             ['Duration', formatMs(event.durationMs)],
-            ...meta,
+            ...meta.filter(([k]) => !(k === 'app' && event.channel === 'app')),
           ]}
         />
       </Section>

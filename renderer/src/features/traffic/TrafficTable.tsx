@@ -11,6 +11,7 @@ import { formatBytes, formatMs, formatTime } from '../../components/format';
 import { useTraceBuffer } from '../../state/live';
 import { useVersion } from '../../state/useStore';
 import {
+  appLabel,
   clip,
   DIR_ARROW,
   durationOf,
@@ -360,6 +361,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
   const error = isErrorEvent(event);
   const disabled = !error && isDisabledEvent(event);
   const negotiation = isNegotiationEvent(event) ? event.negotiation : undefined;
+  const app = appLabel(event);
   return (
     <div
       className={cx(classes.row, error && classes.error, disabled && classes.disabled, negotiation && !error && classes.negotiation, isNotification(event) && classes.notification, child && classes.child, selected && classes.selected)}
@@ -371,6 +373,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
       data-disabled={disabled || undefined}
       data-negotiation={negotiation}
       data-exchange={attr(event.exchange, 64)}
+      data-app={app}
     >
       <span className={classes.num}>{event.seq}</span>
       <span>{formatTime(event.ts)}</span>
@@ -380,6 +383,11 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
       <span>{event.kind}</span>
       <span className={classes.method}>
         {negotiation && <NegotiationBadge mark={negotiation} />}
+        {app && (
+          <span className={classes.appTag} title={`MCP App: ${app}`} data-testid="traffic-app-tag">
+            {app}
+          </span>
+        )}
         {http && <span className={classes.httpTag}>{http}</span>}
         {rpc}
         {extra && <span className={classes.dimmed}> {rpc ? '· ' : ''}{extra}</span>}

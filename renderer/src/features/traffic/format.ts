@@ -1,6 +1,7 @@
 /** How trace events read in the table and the detail pane: plain functions, no React. */
 import { safeStringify } from '../../../../contract/bounded-json';
 import type { TraceEvent } from '../../../../contract/trace';
+import { appOf } from '../../components/app-tool';
 
 /** The store's error flag, the snapshots' counts and the red rows share one rule (contract/trace.ts). */
 export { isErrorEvent } from '../../../../contract/trace';
@@ -25,6 +26,19 @@ export function isSeparator(e: TraceEvent): boolean {
 }
 
 export const DIR_ARROW: Record<TraceEvent['dir'], string> = { out: '→', in: '←', none: '·' };
+
+/** The app's name for a table cell: its tool, else its resource uri, else "app". */
+export function appLabel(e: TraceEvent): string | undefined {
+  const app = appOf(e);
+  if (!app) return undefined;
+  return clip(app.tool ?? app.uri ?? 'app', 80);
+}
+
+/** The detail pane's direction: host and app for the bridge, sent and received for a server. */
+export function directionLabel(e: TraceEvent): string {
+  if (e.channel === 'app') return e.dir === 'out' ? 'Switchboard → app' : e.dir === 'in' ? 'app → Switchboard' : 'none';
+  return e.dir === 'out' ? 'sent →' : e.dir === 'in' ? 'received ←' : 'none';
+}
 
 export function shortSession(session: string | undefined): string {
   if (!session) return '';
@@ -60,6 +74,8 @@ export function methodStatus(e: TraceEvent): { http: string; rpc: string; extra:
     if (e.sse?.id) extra = `id ${e.sse.id}`;
   } else if (e.kind === 'sse-retry') http = `retry ${e.sse?.retry ?? ''}`;
   let rpc = rpcLabel(e);
+  // A bridge message the host refused or contained: what it was, and why.
+  if (e.channel === 'app' && e.kind === 'error' && e.text) rpc = rpc ? `${rpc} · refused: ${e.text}` : `refused: ${e.text}`;
   if (!rpc && e.text) rpc = e.text;
   if (!rpc && e.kind === 'http-request' && e.http?.url) rpc = urlPath(e.http.url);
   return { http: clip(http, 80), rpc: clip(rpc, 300), extra: clip(extra, 120) };
