@@ -16,6 +16,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Frame, type Page } from '@playwright/test';
+import { buildAppCsp } from '../../main/core/apps/csp';
+import { SANDBOX_PROXY_SCRIPT_PATH } from '../../main/core/apps/sandbox-host';
 import { startSandboxHost, type WebSandboxHost } from '../../main/adapters/web/sandbox-host';
 
 type Message = { jsonrpc?: string; id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown };
@@ -32,19 +34,11 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The policy an app that declared nothing gets (as main/core/apps/csp.ts builds it): no network, no frames. */
+/** The policy the core builds for an app that declared one origin to connect to: the host page's (so a declared fetch works). */
 function appCsp(): string {
-  return [
-    "default-src 'none'",
-    `script-src 'unsafe-inline' ${sandbox.origin}/sandbox-proxy.js`,
-    "style-src 'unsafe-inline'",
-    'img-src data:',
-    "connect-src 'none'",
-    "frame-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "object-src 'none'",
-  ].join('; ');
+  const csp = buildAppCsp({ connectDomains: [hostOrigin] }, { proxyScriptUrl: `${sandbox.origin}${SANDBOX_PROXY_SCRIPT_PATH}` });
+  expect(csp.refused).toEqual([]);
+  return csp.policy;
 }
 
 /**
@@ -79,9 +73,10 @@ test.beforeAll(async () => {
   sandbox = await startSandboxHost();
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>test host</title></head><body><h1>host</h1><script>${HOST_SCRIPT}</script></body></html>`;
   // Served like Switchboard's renderer is (no referrer, its own browsing context group).
-  hostServer = createServer((_req, res) =>
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer', 'cross-origin-opener-policy': 'same-origin' }).end(page),
-  );
+  hostServer = createServer((req, res) => {
+    if (req.url === '/declared') return void res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('declared answer');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer', 'cross-origin-opener-policy': 'same-origin' }).end(page);
+  });
   hostOrigin = await listen(hostServer);
   elsewhere = createServer((req, res) => {
     elsewhereHits.push(req.url ?? '');
@@ -136,7 +131,7 @@ function innerFrames(page: Page): Promise<Array<{ sandbox: string | null; allow:
   );
 }
 
-const HOSTILE_APP = (elsewhereUrl: string) => `<!doctype html>
+const HOSTILE_APP = (elsewhereUrl: string, declaredUrl = `${hostOrigin}/declared`) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>hostile app</title></head>
 <body><p>hostile app</p><script>
 function send(m) { parent.postMessage(m, '*'); }
@@ -157,7 +152,9 @@ attempt('pwned', function () { top.__pwned = 'yes'; return 'no error'; });
 attempt('storage', function () { localStorage.setItem('x', '1'); return 'ok'; });
 attempt('cookie', function () { document.cookie = 'x=1'; return document.cookie; });
 attempt('camera', function () { return document.featurePolicy ? document.featurePolicy.allowsFeature('camera') : 'unknown'; });
-fetch(${JSON.stringify(elsewhereUrl + '/steal')}).then(function () { r.fetch = 'ok'; }, function (e) { r.fetch = 'blocked: ' + e.name; })
+fetch(${JSON.stringify(declaredUrl)}).then(function (res) { return res.text(); }).then(function (t) { r.declared = t; }, function (e) { r.declared = 'blocked: ' + e.name; })
+  .then(function () { return fetch(${JSON.stringify(elsewhereUrl + '/steal')}); })
+  .then(function () { r.fetch = 'ok'; }, function (e) { r.fetch = 'blocked: ' + e.name; })
   .then(function () { send({ jsonrpc: '2.0', method: 'test/results', params: r }); });
 </script></body></html>`;
 
@@ -170,7 +167,8 @@ test('the sandbox relays, reports, and contains a hostile app', async ({ page, c
   expect(hello).toEqual({ jsonrpc: '2.0', method: 'test/hello', params: { origin: 'null' } });
 
   const results = (await waitFor(page, (m) => m.method === 'test/results', 'the app’s results')).params!;
-  // (b) an undeclared origin: the fetch failed, the violation was reported, nothing reached it.
+  // (b) the declared origin answers; an undeclared one: the fetch failed, the violation was reported, nothing reached it.
+  expect(results['declared']).toBe('declared answer');
   expect(results['fetch']).toBe('blocked: TypeError');
   const csp = await waitFor(page, (m) => m.method === 'switchboard/diagnostic' && m.params?.['kind'] === 'csp', 'a CSP diagnostic');
   expect(csp.params).toMatchObject({ kind: 'csp', level: 'error' });

@@ -11,7 +11,7 @@ import {
   MAX_SANDBOX_PAGES,
   SANDBOX_PROXY_SCRIPT,
   SandboxPages,
-  checkOrigin,
+  checkHostOrigin,
   escapeAttribute,
   injectDiagnostics,
   routeSandboxRequest,
@@ -56,8 +56,8 @@ describe('the proxy page', () => {
     for (const bad of ['http://127.0.0.1:4567/path', 'http://x"><script>', 'javascript:alert(1)', '*', "'self'", 'http://a b', '', 'http://127.0.0.1:4567 http://evil']) {
       expect(() => sandboxPageHtml([bad], []), bad).toThrow(/Not an origin/);
     }
-    expect(checkOrigin('app://switchboard')).toBe('app://switchboard');
-    expect(checkOrigin('http://[::1]:4567')).toBe('http://[::1]:4567');
+    expect(checkHostOrigin('app://switchboard')).toBe('app://switchboard');
+    expect(checkHostOrigin('http://[::1]:4567')).toBe('http://[::1]:4567');
   });
 
   it('has a script that parses, holds no closing script tag, and never widens the inner frame from a message', () => {
