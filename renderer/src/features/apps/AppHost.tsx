@@ -482,6 +482,30 @@ function RunningApp({
     return () => window.removeEventListener('keydown', onKey);
   }, [displayMode]);
 
+  // The strip stays reachable in fullscreen (inside the overlay, under the frame); elsewhere it is under the frame in the page.
+  const devtools = (
+    <Devtools
+      instance={instance}
+      transport={transport}
+      hostContext={sentContext}
+      theme={theme}
+      displayMode={displayMode}
+      size={size}
+      canResendInput={ready && !!(delivered.current.input ?? props.input)}
+      canResendResult={ready && !!(delivered.current.result ?? props.result)}
+      onResendInput={() => {
+        const args = delivered.current.input ?? props.input;
+        if (args) void bridgeRef.current?.sendToolInput({ arguments: args as Record<string, unknown> }).catch(() => undefined);
+      }}
+      onResendResult={() => {
+        const value = delivered.current.result ?? props.result;
+        if (value) void bridgeRef.current?.sendToolResult(value as Parameters<AppBridge['sendToolResult']>[0]).catch(() => undefined);
+      }}
+      onTheme={() => setThemeOverride(theme === 'dark' ? 'light' : 'dark')}
+      onDisplayMode={setDisplayMode}
+      onSize={setSize}
+    />
+  );
   const allow = buildAllowAttribute(permissionsObject(instance.granted));
   const frameHeight = displayMode === 'fullscreen' ? '100%' : displayMode === 'pip' ? Math.min(height, 240) : (preset.height ?? height);
   const frameWidth = displayMode === 'inline' && preset.width !== undefined ? preset.width : undefined;
@@ -514,6 +538,7 @@ function RunningApp({
             />
           )}
         </div>
+        {displayMode === 'fullscreen' && devtools}
       </div>
       {!ready && src && (
         <Text className={classes.status} data-testid="app-starting">
@@ -531,27 +556,7 @@ function RunningApp({
       )}
       {model.length > 0 && <ModelPanel entries={model} onClear={() => setModel([])} />}
       <LinkConsent pending={link} />
-      <Devtools
-        instance={instance}
-        transport={transport}
-        hostContext={sentContext}
-        theme={theme}
-        displayMode={displayMode}
-        size={size}
-        canResendInput={ready && !!(delivered.current.input ?? props.input)}
-        canResendResult={ready && !!(delivered.current.result ?? props.result)}
-        onResendInput={() => {
-          const args = delivered.current.input ?? props.input;
-          if (args) void bridgeRef.current?.sendToolInput({ arguments: args as Record<string, unknown> }).catch(() => undefined);
-        }}
-        onResendResult={() => {
-          const value = delivered.current.result ?? props.result;
-          if (value) void bridgeRef.current?.sendToolResult(value as Parameters<AppBridge['sendToolResult']>[0]).catch(() => undefined);
-        }}
-        onTheme={() => setThemeOverride(theme === 'dark' ? 'light' : 'dark')}
-        onDisplayMode={setDisplayMode}
-        onSize={setSize}
-      />
+      {displayMode !== 'fullscreen' && devtools}
     </>
   );
 }
