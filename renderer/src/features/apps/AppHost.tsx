@@ -278,7 +278,7 @@ function RunningApp({
     });
     const bridge = new AppBridge(null, HOST_INFO, hostCapabilities(instance), { hostContext: contextRef.current });
     bridgeRef.current = bridge;
-    const refuse = (method: string, reason: string) => t.refuse('in', { method }, reason);
+    const refuse = (method: string, reason: string) => t.refuse('in', method, reason);
     let inFlight = 0;
     /** Runs a call or read for the app, at most MAX_IN_FLIGHT at once. */
     const limited = async <T,>(method: string, work: () => Promise<T>): Promise<T> => {
@@ -391,7 +391,7 @@ function RunningApp({
       return { mode };
     };
     bridge.onrequestteardown = () => {
-      t.refuse('in', { method: 'ui/notifications/request-teardown' }, 'The app asked to be closed: Switchboard closed it.', false);
+      t.refuse('in', 'ui/notifications/request-teardown', 'The app asked to be closed: Switchboard closed it.', false);
       callbacks.current.onStop('The app asked to be closed (ui/notifications/request-teardown).');
     };
     bridge.ondownloadfile = async () => {
