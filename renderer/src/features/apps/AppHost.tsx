@@ -81,8 +81,15 @@ export function AppHost(props: AppHostProps) {
   const { tool } = props;
   const api = useApi();
   const uri = tool.ui?.resourceUri;
-  const [grant, setGrant] = useState<AppPermission[]>([]);
-  const [consentDecided, setConsentDecided] = useState(false);
+  const target = useMemo(() => ({ serverId: tool.serverId, uri: uri ?? '', tool: tool.name }), [tool.serverId, uri, tool.name]);
+  // An answer given before (this page's life) stands: the instance opens with what was granted.
+  const [grant, setGrant] = useState<AppPermission[]>(() => appInstances(api).consent(target) ?? []);
+  const [consentDecided, setConsentDecided] = useState(() => appInstances(api).consent(target) !== undefined);
+  const decide = (granted: AppPermission[]) => {
+    appInstances(api).remember(target, granted);
+    setConsentDecided(true);
+    setGrant(granted);
+  };
   const [instance, setInstance] = useState<AppInstance | null>(null);
   const [phase, setPhase] = useState<Phase>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
@@ -99,7 +106,7 @@ export function AppHost(props: AppHostProps) {
     setInstance(null);
     setPhase({ state: 'loading' });
     appInstances(api)
-      .claim({ serverId: tool.serverId, uri, tool: tool.name }, grant)
+      .claim(target, grant)
       .then(
         (value) => {
           opened = value;
@@ -113,7 +120,7 @@ export function AppHost(props: AppHostProps) {
       if (opened) appInstances(api).close(opened.instanceId);
     };
     // grantKey stands for grant
-  }, [api, tool.serverId, tool.name, uri, grantKey, attempt]);
+  }, [api, target, grantKey, attempt]);
 
   const stop = (message: string) => {
     setPhase({ state: 'stopped', message });
@@ -146,12 +153,19 @@ export function AppHost(props: AppHostProps) {
       {needsConsent && instance && (
         <PermissionConsent
           asks={asks}
-          onAllow={() => {
-            setConsentDecided(true);
-            setGrant([...asks]); // the frame's `allow` applies on load: a new instance with the grant
-          }}
-          onDeny={() => setConsentDecided(true)}
+          onAllow={() => decide([...asks])} // the frame's `allow` applies on load: a new instance with the grant
+          onDeny={() => decide([])}
         />
+      )}
+      {instance && asks.length > 0 && consentDecided && grant.length === 0 && (
+        <Group gap={6} data-testid="app-permissions-denied">
+          <Text size="xs" c="dimmed">
+            The app asked for {asks.map((p) => PERMISSION_LABEL[p]).join(', ')}: denied, it runs without.
+          </Text>
+          <Button size="compact-xs" variant="subtle" onClick={() => setConsentDecided(false)} data-testid="app-permissions-ask">
+            Ask again
+          </Button>
+        </Group>
       )}
       {instance && phase.state !== 'error' && phase.state !== 'stopped' && (
         <RunningApp key={instance.instanceId} instance={instance} tool={tool} props={props} onReady={() => setPhase({ state: 'ready' })} onError={(message) => setPhase({ state: 'error', message })} onStop={stop} />
