@@ -56,7 +56,7 @@ function outcome(name: string): Locator {
 async function attack(name: string): Promise<Locator> {
   const before = await outcome(name).count();
   const row = outcome(name);
-  if (before > 0) await row.evaluate((el) => el.remove());
+  if (before > 0) await row.evaluate((el) => (el as unknown as { remove(): void }).remove());
   await appDocument(page).locator(`#attack-${name}`).click();
   await expect(row).toHaveAttribute('data-outcome', /.+/);
   return row;

@@ -236,6 +236,34 @@ describe('the apps fixture', () => {
     expect(await failure(core, 'appTrace', { instanceId: 'not-open', messages: [] })).toMatchObject({ code: 'not-found' });
   });
 
+  it("the app's JSON-RPC ids are its own: they never pair with the server's requests, nor count as what the server sent", async () => {
+    const engine = core.trace.snapshots;
+    const paired: [number, number][] = [];
+    const stop = engine.onPaired((requestSeq, response) => paired.push([requestSeq, response.seq]));
+    try {
+      // A server request in flight (id 9001 out), then the app answers its own id 9001 and sends a request (in).
+      const serverRequest = core.trace.store.append({ server: id, channel: 'stdio', kind: 'jsonrpc-out', dir: 'out', rpc: { id: 9001, method: 'tools/call', kind: 'request' } });
+      await call(core, 'appTrace', {
+        instanceId: basic.instanceId,
+        messages: [
+          { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9001, result: {} } },
+          { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9002, method: 'sampling/createMessage', params: {} } },
+          { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9003, method: 'tools/call', params: { name: 'model-only' } }, refused: 'not visible to apps' },
+        ],
+      });
+      expect(paired).toEqual([]);
+      // The request the host answers later is in flight; the refused one never waits.
+      expect(engine.snapshot(id, 1)!.inFlight.filter((r) => r.channel === 'app')).toEqual([expect.objectContaining({ id: '9002', method: 'sampling/createMessage' })]);
+      const answer = core.trace.store.append({ server: id, channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { id: 9001, kind: 'result' } });
+      expect(paired).toEqual([[serverRequest.seq, answer.seq]]);
+      const info = await call(core, 'serverInfo', { id });
+      expect(info.requests.map((r) => r.method)).not.toContain('sampling/createMessage');
+      expect(info.mismatches.map((m) => m.method)).not.toContain('sampling/createMessage');
+    } finally {
+      stop();
+    }
+  });
+
   it('appLog: mcp-app lines with the server id, the app named, control characters made inert', async () => {
     const written = await call(core, 'appLog', {
       instanceId: basic.instanceId,
@@ -294,9 +322,10 @@ describe('the extension in both eras (apps fixture), and without it', () => {
         else expect(c.extensions).toBeUndefined();
       }
       if (era === 'modern') {
-        // The 2026 discover probe carries the same capabilities as the envelope.
+        // The 2026 discover probe carries them too (it is one of the envelopes checked above).
         const probe = eventsOf(core, id).find((e) => e.dir === 'out' && e.rpc?.method === 'server/discover');
-        expect(probe).toBeDefined();
+        const probed = (probe?.body as { params: { _meta: Record<string, { extensions?: unknown }> } }).params._meta['io.modelcontextprotocol/clientCapabilities']!;
+        expect(probed.extensions).toEqual(apps ? { [UI_EXT]: { mimeTypes: ['text/html;profile=mcp-app'] } } : undefined);
       }
     } finally {
       await core.shutdown();

@@ -68,7 +68,7 @@ describe('the Apps list', () => {
   ];
 
   it('groups app tools by server in the sidebar order (unknown servers last), tools by name, non-app tools left out', () => {
-    const groups = appToolGroups(tools, [{ id: 'a' }, { id: 'b' }]);
+    const groups = appToolGroups(tools, [server('a'), server('b')]);
     expect(groups.map((g) => [g.id, g.title, g.items.map((t) => t.originalName)])).toEqual([
       ['a', 'Server a', ['get-time']],
       ['b', 'Server b', ['alpha', 'zeta']],
@@ -83,6 +83,10 @@ describe('the Apps list', () => {
     expect(appToolGroups(tools, [], 'nothing-like-this')).toEqual([]);
     expect(appToolGroups(tools, [], '', 'b').map((g) => g.id)).toEqual(['b']);
     expect(matchesQuery(tools[3] as AppTool, '   ')).toBe(true);
+  });
+
+  it('a server whose MCP Apps setting is off shows no apps, whatever its tools declare', () => {
+    expect(appToolGroups(tools, [server('a'), server('b', false)]).map((g) => g.id)).toEqual(['a', 'gone']);
   });
 
   it('the empty state names the servers that do not declare the extension', () => {
