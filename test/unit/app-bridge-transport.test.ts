@@ -82,8 +82,8 @@ describe('BridgeTransport: what it takes', () => {
       ['in', false],
     ]);
     expect(traced[1]!.refused).toContain('http://127.0.0.1:5173');
-    // a refusal is recorded as what it was about, never in a JSON-RPC shape (nothing reads it as the app's request)
-    expect(traced[1]!.message).toEqual({ summary: 'refused', of: 'ui/notifications/size-changed' });
+    // a refusal is recorded as what it was about, without jsonrpc or id (not a message anyone sent)
+    expect(traced[1]!.message).toEqual({ summary: 'refused', method: 'ui/notifications/size-changed' });
     expect(messageLabel(traced[1]!.message)).toBe('refused: ui/notifications/size-changed');
     expect(r.allLogged().map((e) => e.kind)).toEqual(['bridge']);
   });

@@ -105,16 +105,17 @@ export interface BridgeTransportOptions {
 }
 
 /**
- * What the host records in place of a message it refused or dropped: never a JSON-RPC shape
- * (so nothing reads it as a request the app made), with what it was about.
+ * What the host records in place of a message it refused or dropped: no `jsonrpc` and no `id`
+ * (it is not a message anyone sent; main records it as an `error` event), with the method it
+ * was about when there is one.
  */
-export type RefusalRecord = { summary: 'refused'; of: string } | { summary: 'flood'; dropped: number; firstMethod: string } | { summary: 'trace-overflow'; untraced: number };
+export type RefusalRecord = { summary: 'refused'; method: string } | { summary: 'flood'; dropped: number; firstMethod: string } | { summary: 'trace-overflow'; untraced: number };
 
 /** A short name for a JSON-RPC message or a refusal record (for the strip and the summaries). */
 export function messageLabel(message: unknown): string {
   if (typeof message !== 'object' || message === null) return typeof message;
   const m = message as Record<string, unknown>;
-  if (m.summary === 'refused') return `refused: ${String(m.of).slice(0, 120)}`;
+  if (m.summary === 'refused') return `refused: ${String(m.method).slice(0, 120)}`;
   if (m.summary === 'flood') return `flood: ${Number(m.dropped).toLocaleString('en')} dropped (first ${String(m.firstMethod).slice(0, 80)})`;
   if (m.summary === 'trace-overflow') return 'not traced (main did not keep up)';
   if (typeof m.method === 'string') return m.method.slice(0, 120);
@@ -222,10 +223,10 @@ export class BridgeTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Records something the host refused or contained (`of`: what, e.g. the app's method; a refused tool call, a refused link…). */
-  refuse(dir: 'in' | 'out', of: string, reason: string, log = true): void {
+  /** Records something the host refused or contained (`method`: what it was about; a refused tool call, a refused link…). */
+  refuse(dir: 'in' | 'out', method: string, reason: string, log = true): void {
     const ts = this.#now();
-    const message: RefusalRecord = { summary: 'refused', of: of.slice(0, 200) };
+    const message: RefusalRecord = { summary: 'refused', method: method.slice(0, 200) };
     this.#record({ dir, ts, message, refused: clip(reason, 2_000) });
     if (log) this.log({ ts, level: 'warning', kind: 'bridge', text: clip(reason, this.#limits.maxTextChars) });
   }
