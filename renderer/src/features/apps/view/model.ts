@@ -4,6 +4,7 @@
  * declare the extension, the search, and what the AppHost is fed from the tool's call session.
  */
 import type { ServerStatus, ToolEntry } from '../../../../../contract';
+import { safeStringify } from '../../../../../contract/bounded-json';
 import { VISIBILITY_HINT, isAppTool, visibilityOf, type AppTool } from '../../../components/app-tool';
 
 export { isAppTool, type AppTool };
@@ -96,8 +97,13 @@ export function hostFeed(session: SessionLike | undefined): HostFeed {
   if (!session) return {};
   if (session.running) return { input: session.running.args, inputPartial: false };
   const outcome = session.outcome;
-  if (outcome && outcome.args === session.args) {
+  if (outcome && sameArgs(outcome.args, session.args)) {
     return outcome.kind === 'result' ? { input: outcome.args, inputPartial: false, result: outcome.value.result } : { input: outcome.args, inputPartial: false, cancelled: true };
   }
   return { input: session.args, inputPartial: true };
+}
+
+/** The arguments of the last run are the ones in the form (the same object, or the same JSON). */
+function sameArgs(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return a === b || safeStringify(a) === safeStringify(b);
 }
