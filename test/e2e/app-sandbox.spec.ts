@@ -16,6 +16,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Frame, type Page } from '@playwright/test';
+import { buildAppCsp } from '../../main/core/apps/csp';
+import { SANDBOX_PROXY_SCRIPT_PATH } from '../../main/core/apps/sandbox-host';
 import { startSandboxHost, type WebSandboxHost } from '../../main/adapters/web/sandbox-host';
 
 type Message = { jsonrpc?: string; id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown };
@@ -32,32 +34,53 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The policy an app that declared nothing gets (as main/core/apps/csp.ts builds it): no network, no frames. */
+/** The policy the core builds for an app that declared one origin to connect to: the host page's (so a declared fetch works). */
 function appCsp(): string {
-  return [
-    "default-src 'none'",
-    `script-src 'unsafe-inline' ${sandbox.origin}/sandbox-proxy.js`,
-    "style-src 'unsafe-inline'",
-    'img-src data:',
-    "connect-src 'none'",
-    "frame-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "object-src 'none'",
-  ].join('; ');
+  const csp = buildAppCsp({ connectDomains: [hostOrigin] }, { proxyScriptUrl: `${sandbox.origin}${SANDBOX_PROXY_SCRIPT_PATH}` });
+  expect(csp.refused).toEqual([]);
+  return csp.policy;
 }
+
+/**
+ * The host page: a frame for the sandbox page, every message from the sandbox origin into
+ * `__log`, and sandbox-proxy-ready answered with the app's HTML — and, to prove they are
+ * ignored, a wider sandbox and more permissions than the page was registered with.
+ */
+const HOST_SCRIPT = `
+window.__log = [];
+window.__marker = 'the host page';
+window.hostApp = function (url, html, sandboxOrigin) {
+  var frame = document.createElement('iframe');
+  frame.setAttribute('data-testid', 'app-frame');
+  frame.allow = 'geolocation';
+  frame.style.cssText = 'width:600px;height:300px;border:1px solid #999';
+  window.post = function (message) { frame.contentWindow.postMessage(message, sandboxOrigin); };
+  window.addEventListener('message', function (event) {
+    if (event.origin !== sandboxOrigin || event.source !== frame.contentWindow) return;
+    window.__log.push(event.data);
+    if (event.data && event.data.method === 'ui/notifications/sandbox-proxy-ready') {
+      window.post({ jsonrpc: '2.0', method: 'ui/notifications/sandbox-resource-ready',
+        params: { html: html, sandbox: 'allow-scripts allow-same-origin allow-top-navigation allow-popups', permissions: { camera: {}, microphone: {} } } });
+    }
+  });
+  frame.src = url;
+  document.body.append(frame);
+};`;
+
+type HostGlobals = { __log: Message[]; __marker: string; __pwned?: unknown; hostApp(url: string, html: string, sandboxOrigin: string): void; post(message: Message): void };
 
 test.beforeAll(async () => {
   sandbox = await startSandboxHost();
-  const page = '<!doctype html><html><head><meta charset="utf-8"><title>test host</title></head><body><h1>host</h1></body></html>';
+  const page = `<!doctype html><html><head><meta charset="utf-8"><title>test host</title></head><body><h1>host</h1><script>${HOST_SCRIPT}</script></body></html>`;
   // Served like Switchboard's renderer is (no referrer, its own browsing context group).
-  hostServer = createServer((_req, res) =>
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer', 'cross-origin-opener-policy': 'same-origin' }).end(page),
-  );
+  hostServer = createServer((req, res) => {
+    if (req.url === '/declared') return void res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('declared answer');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer', 'cross-origin-opener-policy': 'same-origin' }).end(page);
+  });
   hostOrigin = await listen(hostServer);
   elsewhere = createServer((req, res) => {
     elsewhereHits.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'access-control-allow-origin': '*' }).end(page);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'access-control-allow-origin': '*' }).end('<!doctype html><title>elsewhere</title><body></body>');
   });
   elsewhereOrigin = await listen(elsewhere);
   sandbox.setHostOrigins([hostOrigin]);
@@ -77,46 +100,13 @@ function register(allow: string[] = []): string {
   return sandbox.register({ instanceId: `e2e-${nextId}-${Date.now()}`, csp: appCsp(), allow });
 }
 
-/**
- * Opens the host page, frames `url`, answers sandbox-proxy-ready with `html` (and, to prove they
- * are ignored, a wider sandbox and permissions than registered) and logs every message from the
- * sandbox origin into `window.__log`.
- */
 async function hostApp(page: Page, url: string, html: string): Promise<void> {
   await page.goto(`${hostOrigin}/`);
-  await page.evaluate(
-    ({ url, html, sandboxOrigin }) => {
-      const w = window as unknown as { __log: unknown[]; __marker: string };
-      w.__log = [];
-      w.__marker = 'the host page';
-      const frame = document.createElement('iframe');
-      frame.setAttribute('data-testid', 'app-frame');
-      frame.allow = 'geolocation';
-      frame.style.cssText = 'width:600px;height:300px;border:1px solid #999';
-      window.addEventListener('message', (event) => {
-        if (event.origin !== sandboxOrigin || event.source !== frame.contentWindow) return;
-        w.__log.push(event.data);
-        const data = event.data as { method?: string };
-        if (data?.method === 'ui/notifications/sandbox-proxy-ready') {
-          frame.contentWindow!.postMessage(
-            {
-              jsonrpc: '2.0',
-              method: 'ui/notifications/sandbox-resource-ready',
-              params: { html, sandbox: 'allow-scripts allow-same-origin allow-top-navigation allow-popups', permissions: { camera: {}, microphone: {} } },
-            },
-            sandboxOrigin,
-          );
-        }
-      });
-      frame.src = url;
-      document.body.append(frame);
-    },
-    { url, html, sandboxOrigin: sandbox.origin },
-  );
+  await page.evaluate(({ url, html, origin }) => (globalThis as unknown as HostGlobals).hostApp(url, html, origin), { url, html, origin: sandbox.origin });
 }
 
 function log(page: Page): Promise<Message[]> {
-  return page.evaluate(() => (window as unknown as { __log: Message[] }).__log);
+  return page.evaluate(() => (globalThis as unknown as HostGlobals).__log);
 }
 
 async function waitFor(page: Page, predicate: (m: Message) => boolean, what: string): Promise<Message> {
@@ -125,10 +115,7 @@ async function waitFor(page: Page, predicate: (m: Message) => boolean, what: str
 }
 
 function post(page: Page, message: Message): Promise<void> {
-  return page.evaluate(
-    ({ message, origin }) => (document.querySelector('[data-testid="app-frame"]') as HTMLIFrameElement).contentWindow!.postMessage(message, origin),
-    { message, origin: sandbox.origin },
-  );
+  return page.evaluate((message) => (globalThis as unknown as HostGlobals).post(message), message);
 }
 
 function proxyFrame(page: Page): Frame {
@@ -137,7 +124,14 @@ function proxyFrame(page: Page): Frame {
   return frame;
 }
 
-const HOSTILE_APP = (elsewhereUrl: string) => `<!doctype html>
+/** The proxy page's inner frames, as its DOM has them (Playwright reads the cross-origin frame). */
+function innerFrames(page: Page): Promise<Array<{ sandbox: string | null; allow: string | null; srcdoc: string }>> {
+  return proxyFrame(page).evaluate(
+    "[...document.querySelectorAll('iframe')].map((f) => ({ sandbox: f.getAttribute('sandbox'), allow: f.getAttribute('allow'), srcdoc: f.srcdoc }))",
+  );
+}
+
+const HOSTILE_APP = (elsewhereUrl: string, declaredUrl = `${hostOrigin}/declared`) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>hostile app</title></head>
 <body><p>hostile app</p><script>
 function send(m) { parent.postMessage(m, '*'); }
@@ -158,7 +152,9 @@ attempt('pwned', function () { top.__pwned = 'yes'; return 'no error'; });
 attempt('storage', function () { localStorage.setItem('x', '1'); return 'ok'; });
 attempt('cookie', function () { document.cookie = 'x=1'; return document.cookie; });
 attempt('camera', function () { return document.featurePolicy ? document.featurePolicy.allowsFeature('camera') : 'unknown'; });
-fetch(${JSON.stringify(elsewhereUrl + '/steal')}).then(function () { r.fetch = 'ok'; }, function (e) { r.fetch = 'blocked: ' + e.name; })
+fetch(${JSON.stringify(declaredUrl)}).then(function (res) { return res.text(); }).then(function (t) { r.declared = t; }, function (e) { r.declared = 'blocked: ' + e.name; })
+  .then(function () { return fetch(${JSON.stringify(elsewhereUrl + '/steal')}); })
+  .then(function () { r.fetch = 'ok'; }, function (e) { r.fetch = 'blocked: ' + e.name; })
   .then(function () { send({ jsonrpc: '2.0', method: 'test/results', params: r }); });
 </script></body></html>`;
 
@@ -171,7 +167,8 @@ test('the sandbox relays, reports, and contains a hostile app', async ({ page, c
   expect(hello).toEqual({ jsonrpc: '2.0', method: 'test/hello', params: { origin: 'null' } });
 
   const results = (await waitFor(page, (m) => m.method === 'test/results', 'the app’s results')).params!;
-  // (b) an undeclared origin: the fetch failed, the violation was reported, nothing reached it.
+  // (b) the declared origin answers; an undeclared one: the fetch failed, the violation was reported, nothing reached it.
+  expect(results['declared']).toBe('declared answer');
   expect(results['fetch']).toBe('blocked: TypeError');
   const csp = await waitFor(page, (m) => m.method === 'switchboard/diagnostic' && m.params?.['kind'] === 'csp', 'a CSP diagnostic');
   expect(csp.params).toMatchObject({ kind: 'csp', level: 'error' });
@@ -181,34 +178,25 @@ test('the sandbox relays, reports, and contains a hostile app', async ({ page, c
   expect(consoleError.params).toEqual({ kind: 'console', level: 'error', text: 'app says boom' });
 
   // (c) no reach into either page, no top navigation, no popup, no storage.
-  expect(results['parentDocument']).toBe('blocked: SecurityError');
-  expect(results['topDocument']).toBe('blocked: SecurityError');
-  expect(results['topNavigation']).toBe('blocked: SecurityError');
-  expect(results['pwned']).toBe('blocked: SecurityError');
-  expect(results['popup']).toBe('null');
-  expect(results['storage']).toBe('blocked: SecurityError');
-  expect(results['cookie']).toBe('blocked: SecurityError');
+  const blocked = 'blocked: SecurityError';
   // resource-ready asked for camera; the page was registered with geolocation only.
-  expect(results['camera']).toBe(false);
+  expect(results).toMatchObject({ parentDocument: blocked, topDocument: blocked, topNavigation: blocked, pwned: blocked, popup: 'null', storage: blocked, cookie: blocked, camera: false });
 
   // (a) the relay, host → app, and a round trip that orders everything the proxy did before it.
   await post(page, { jsonrpc: '2.0', id: 7, method: 'test/ping', params: { n: 7 } });
   expect(await waitFor(page, (m) => m.id === 7, 'the pong')).toEqual({ jsonrpc: '2.0', id: 7, result: { pong: 7 } });
 
   expect(page.url()).toBe(`${hostOrigin}/`);
-  expect(await page.evaluate(() => (window as unknown as { __marker: string }).__marker)).toBe('the host page');
+  expect(await page.evaluate(() => (globalThis as unknown as HostGlobals).__marker)).toBe('the host page');
   // (d) the host page's globals are out of reach.
-  expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+  expect(await page.evaluate(() => (globalThis as unknown as HostGlobals).__pwned)).toBeUndefined();
   expect(context.pages()).toHaveLength(1);
-  expect(elsewhereHits).toEqual([]);
+  expect(elsewhereHits.filter((path) => ['/steal', '/top', '/popup'].includes(path))).toEqual([]);
 
   // The inner frame is exactly as agreed, whatever the message asked for.
-  const inner = await proxyFrame(page).evaluate(() => {
-    const frames = document.querySelectorAll('iframe');
-    return { count: frames.length, sandbox: frames[0]!.getAttribute('sandbox'), allow: frames[0]!.getAttribute('allow') };
-  });
-  expect(inner).toEqual({ count: 1, sandbox: 'allow-scripts allow-forms', allow: 'geolocation' });
-  expect(await proxyFrame(page).evaluate(() => document.querySelector('meta[name="switchboard-host-origin"]')!.getAttribute('content'))).toBe(hostOrigin);
+  const inner = await innerFrames(page);
+  expect(inner.map(({ sandbox, allow }) => ({ sandbox, allow }))).toEqual([{ sandbox: 'allow-scripts allow-forms', allow: 'geolocation' }]);
+  expect(await proxyFrame(page).evaluate("document.querySelector('meta[name=\"switchboard-host-origin\"]').getAttribute('content')")).toBe(hostOrigin);
 
   await page.screenshot({ path: 'test-results/screenshots/app-sandbox-hostile.png' });
 });
@@ -219,8 +207,8 @@ test('one resource per page: a second resource-ready is ignored', async ({ page 
   await post(page, { jsonrpc: '2.0', method: 'ui/notifications/sandbox-resource-ready', params: { html: '<p>second</p><script>parent.postMessage({method:"test/second"},"*")</script>' } });
   await post(page, { jsonrpc: '2.0', id: 8, method: 'test/ping', params: { n: 8 } });
   await waitFor(page, (m) => m.id === 8, 'the first app’s pong');
-  const inner = await proxyFrame(page).evaluate(() => [...document.querySelectorAll('iframe')].map((f) => f.srcdoc.includes('second')));
-  expect(inner).toEqual([false]);
+  const inner = await innerFrames(page);
+  expect(inner.map((f) => f.srcdoc.includes('second'))).toEqual([false]);
   expect((await log(page)).some((m) => m.method === 'test/second')).toBe(false);
 });
 
@@ -230,7 +218,7 @@ test('an app that navigates its frame away loses it, and the host is told', asyn
   await post(page, { jsonrpc: '2.0', method: 'test/navigate-away', params: {} });
   const said = await waitFor(page, (m) => m.method === 'switchboard/diagnostic' && String(m.params?.['text']).includes('navigated its frame away'), 'the sandbox’s word');
   expect(said.params).toMatchObject({ kind: 'console', level: 'error' });
-  expect(await proxyFrame(page).evaluate(() => document.querySelectorAll('iframe').length)).toBe(0);
+  expect(await innerFrames(page)).toEqual([]);
 });
 
 test('the page can be framed only by the renderer, and does nothing unframed', async ({ page }) => {
@@ -238,11 +226,7 @@ test('the page can be framed only by the renderer, and does nothing unframed', a
   // A page on another origin (here: the undeclared one) frames it: Chromium refuses (frame-ancestors).
   const refused = page.waitForEvent('console', (message) => /frame-ancestors/.test(message.text()));
   await page.goto(`${elsewhereOrigin}/`);
-  await page.evaluate((src) => {
-    const frame = document.createElement('iframe');
-    frame.src = src;
-    document.body.append(frame);
-  }, url);
+  await page.evaluate(`document.body.append(Object.assign(document.createElement('iframe'), { src: ${JSON.stringify(url)} }))`);
   expect((await refused).text()).toContain(hostOrigin);
 
   // Opened as a page of its own, it says so and posts nothing.

@@ -201,6 +201,23 @@ describe('the apps fixture', () => {
     expect(sandbox.pages.get(listed.instanceId)!.allow).toEqual(['camera']);
   });
 
+  it("what the resource declared: the policy from what passed, refusals listed, permissions granted only as consented, the domain not honoured (a note says why)", async () => {
+    const app = await call(core, 'appOpen', { serverId: id, uri: 'ui://fixture/declared.html', grant: ['clipboardWrite', 'camera'] });
+    const cdn = 'https://cdn.example.com';
+    expect(app.csp).toBe(
+      `default-src 'none'; script-src 'unsafe-inline' ${PROXY} ${cdn}; style-src 'unsafe-inline' ${cdn}; img-src data: blob: ${cdn}; font-src data: ${cdn}; media-src data: blob: ${cdn}; ` +
+        "connect-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'; object-src 'none'; worker-src 'none'",
+    );
+    expect(app.refused).toEqual([
+      { directive: 'script-src, style-src, img-src, font-src, media-src', value: "'unsafe-eval'", reason: "it is a CSP keyword ('unsafe-eval'), not an origin; keywords are Switchboard's to choose" },
+      { directive: 'frame-src', value: '*', reason: 'frameDomains must be a list of origins; it was a string, so nothing of it was used' },
+    ]);
+    expect(app).toMatchObject({ declared: { resourceDomains: [cdn, "'unsafe-eval'"] }, permissions: ['microphone', 'clipboardWrite'], granted: ['clipboardWrite'], prefersBorder: true, domain: 'a904794854a047f6.example-content.com' });
+    expect(sandbox.pages.get(app.instanceId)!.allow).toEqual(['clipboard-write']);
+    expect(app.notes).toHaveLength(1);
+    expect(app.notes[0]).toMatch(/^The resource asks for a dedicated origin \(domain "a904794854a047f6\.example-content\.com"\)\. Switchboard does not honour it/);
+  });
+
   it('hostile resources fail in words: not an app, too large, not UTF-8, not ui://, unknown to the server', async () => {
     expect((await failure(core, 'appOpen', { serverId: id, uri: 'ui://fixture/plain.html' })).message).toBe('"ui://fixture/plain.html" is not an MCP App: it came as "text/html", and Switchboard runs only text/html;profile=mcp-app.');
     expect((await failure(core, 'appOpen', { serverId: id, uri: 'ui://fixture/huge.html' })).message).toBe('"ui://fixture/huge.html" is too large to run: 6.0 MiB of HTML, and Switchboard runs at most 5 MiB.');
@@ -234,6 +251,34 @@ describe('the apps fixture', () => {
     expect(full).toMatchObject({ channel: 'app', server: id, body: init, meta: { app: { instanceId: basic.instanceId, uri: 'ui://fixture/basic.html', tool: 'apps__show-basic' } } });
     expect(full.bytes).toBe(JSON.stringify(init).length);
     expect(await failure(core, 'appTrace', { instanceId: 'not-open', messages: [] })).toMatchObject({ code: 'not-found' });
+  });
+
+  it("the app's JSON-RPC ids are its own: they never pair with the server's requests, nor count as what the server sent", async () => {
+    const engine = core.trace.snapshots;
+    const paired: [number, number][] = [];
+    const stop = engine.onPaired((requestSeq, response) => paired.push([requestSeq, response.seq]));
+    try {
+      // A server request in flight (id 9001 out), then the app answers its own id 9001 and sends a request (in).
+      const serverRequest = core.trace.store.append({ server: id, channel: 'stdio', kind: 'jsonrpc-out', dir: 'out', rpc: { id: 9001, method: 'tools/call', kind: 'request' } });
+      await call(core, 'appTrace', {
+        instanceId: basic.instanceId,
+        messages: [
+          { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9001, result: {} } },
+          { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9002, method: 'sampling/createMessage', params: {} } },
+          { dir: 'in', ts: Date.now(), message: { jsonrpc: '2.0', id: 9003, method: 'tools/call', params: { name: 'model-only' } }, refused: 'not visible to apps' },
+        ],
+      });
+      expect(paired).toEqual([]);
+      // The request the host answers later is in flight; the refused one never waits.
+      expect(engine.snapshot(id, 1)!.inFlight.filter((r) => r.channel === 'app')).toEqual([expect.objectContaining({ id: '9002', method: 'sampling/createMessage' })]);
+      const answer = core.trace.store.append({ server: id, channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { id: 9001, kind: 'result' } });
+      expect(paired).toEqual([[serverRequest.seq, answer.seq]]);
+      const info = await call(core, 'serverInfo', { id });
+      expect(info.requests.map((r) => r.method)).not.toContain('sampling/createMessage');
+      expect(info.mismatches.map((m) => m.method)).not.toContain('sampling/createMessage');
+    } finally {
+      stop();
+    }
   });
 
   it('appLog: mcp-app lines with the server id, the app named, control characters made inert', async () => {
@@ -294,9 +339,10 @@ describe('the extension in both eras (apps fixture), and without it', () => {
         else expect(c.extensions).toBeUndefined();
       }
       if (era === 'modern') {
-        // The 2026 discover probe carries the same capabilities as the envelope.
+        // The 2026 discover probe carries them too (it is one of the envelopes checked above).
         const probe = eventsOf(core, id).find((e) => e.dir === 'out' && e.rpc?.method === 'server/discover');
-        expect(probe).toBeDefined();
+        const probed = (probe?.body as { params: { _meta: Record<string, { extensions?: unknown }> } }).params._meta['io.modelcontextprotocol/clientCapabilities']!;
+        expect(probed.extensions).toEqual(apps ? { [UI_EXT]: { mimeTypes: ['text/html;profile=mcp-app'] } } : undefined);
       }
     } finally {
       await core.shutdown();

@@ -82,6 +82,9 @@ describe('BridgeTransport: what it takes', () => {
       ['in', false],
     ]);
     expect(traced[1]!.refused).toContain('http://127.0.0.1:5173');
+    // a refusal is recorded as what it was about, without jsonrpc or id (not a message anyone sent)
+    expect(traced[1]!.message).toEqual({ summary: 'refused', method: 'ui/notifications/size-changed' });
+    expect(messageLabel(traced[1]!.message)).toBe('refused: ui/notifications/size-changed');
     expect(r.allLogged().map((e) => e.kind)).toEqual(['bridge']);
   });
 
@@ -189,6 +192,7 @@ describe('BridgeTransport: flood containment', () => {
     // 2,500 dropped at once: two full groups and the partial one closed when the flood paused; then 100 more
     expect(summaries.map((s) => (s.message as { dropped: number }).dropped)).toEqual([1000, 1000, 500, 100]);
     expect(summaries[0]!.refused).toMatch(/the first was ui\/notifications\/size-changed/);
+    expect(messageLabel(summaries[0]!.message)).toBe('flood: 1,000 dropped (first ui/notifications/size-changed)');
     expect((summaries[3]!.message as { firstMethod: string }).firstMethod).toBe('ping-ish');
     // one bridge log line a second while it lasts
     const floodLines = r.allLogged().filter((e) => e.kind === 'bridge');

@@ -1,8 +1,7 @@
 /**
  * The MCP Apps presentation in the renderer, in Node: the Apps view's list and rules
- * (features/apps/view/model.ts, components/app-tool.ts), what the AppHost is fed from a real tool
- * call session (the Tools view's calls-store, through the real core against the everything
- * fixture), the server info panel's extension line, the `app` channel in Traffic's cells and
+ * (features/apps/view/model.ts, components/app-tool.ts), what the AppHost is fed from a tool's
+ * call session (filled by real calls through the core against the everything fixture), the server info panel's extension line, the `app` channel in Traffic's cells and
  * in the Timeline's lanes, and the `mcp-app` source in Logs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +15,9 @@ import { EMPTY_TEXT, appToolGroups, hostFeed, matchesQuery, runBlockedReason, se
 import { DEFAULT_SOURCES, FilteredLines, LOG_SOURCES, SOURCE_LABEL, type StoredLine } from '../../renderer/src/features/logs/log-filter';
 import { APPS_EXTENSION, appsDeclaredLine, appsExtension } from '../../renderer/src/features/server-info/model';
 import { TimelineModel } from '../../renderer/src/features/timeline/model';
-import { cancelRun, ensureSession, getToolSession, runCall, setArgs } from '../../renderer/src/features/tools/calls-store';
 import { appLabel, directionLabel, isErrorEvent, methodStatus } from '../../renderer/src/features/traffic/format';
 import { stdioFixtureCommand } from '../fixtures/everything/harness';
-import { call, until } from '../support/core-calls';
+import { call } from '../support/core-calls';
 import { EventLog } from '../support/trace-events';
 
 const tool = (name: string, serverId: string, ui?: ToolEntry['ui'], extra: Partial<ToolEntry> = {}): ToolEntry => ({
@@ -68,7 +66,7 @@ describe('the Apps list', () => {
   ];
 
   it('groups app tools by server in the sidebar order (unknown servers last), tools by name, non-app tools left out', () => {
-    const groups = appToolGroups(tools, [{ id: 'a' }, { id: 'b' }]);
+    const groups = appToolGroups(tools, [server('a'), server('b')]);
     expect(groups.map((g) => [g.id, g.title, g.items.map((t) => t.originalName)])).toEqual([
       ['a', 'Server a', ['get-time']],
       ['b', 'Server b', ['alpha', 'zeta']],
@@ -85,6 +83,10 @@ describe('the Apps list', () => {
     expect(matchesQuery(tools[3] as AppTool, '   ')).toBe(true);
   });
 
+  it('a server whose MCP Apps setting is off shows no apps, whatever its tools declare', () => {
+    expect(appToolGroups(tools, [server('a'), server('b', false)]).map((g) => g.id)).toEqual(['a', 'gone']);
+  });
+
   it('the empty state names the servers that do not declare the extension', () => {
     expect(EMPTY_TEXT).toBe('No connected server offers an app. Servers declare one with _meta.ui.resourceUri on a tool (MCP Apps).');
     expect(serversWithoutApps([server('on'), server('off', false), server('also-off', false)])).toEqual([
@@ -94,7 +96,9 @@ describe('the Apps list', () => {
   });
 });
 
-describe('what the AppHost is fed, from a real call session', () => {
+describe('what the AppHost is fed, from real calls', () => {
+  // Sessions shaped as the Tools view's calls-store keeps them (features/tools/calls-store.ts:
+  // `running` while in flight, then `outcome`), filled with what the real core answered.
   let core: Core;
   let api: SwitchboardApi;
   let tools: ToolEntry[];
@@ -115,40 +119,42 @@ describe('what the AppHost is fed, from a real call session', () => {
 
   it('partial input while editing, the input while it runs, then input and result; an edit after it is partial input again', async () => {
     const echo = tools.find((t) => t.originalName === 'echo')!;
-    const feed = () => hostFeed(getToolSession(api, echo.name));
-    ensureSession(api, echo);
-    setArgs(api, echo.name, { text: 'typing' });
-    expect(feed()).toEqual({ input: { text: 'typing' }, inputPartial: true });
+    expect(hostFeed({ args: { text: 'typing' } })).toEqual({ input: { text: 'typing' }, inputPartial: true });
 
-    const done = runCall(api, echo, { args: { text: 'hello app' }, resetTimeoutOnProgress: true });
-    expect(feed()).toEqual({ input: { text: 'hello app' }, inputPartial: false });
-    await done;
-    const after = feed();
-    expect(after.input).toEqual({ text: 'hello app' });
-    expect(after.inputPartial).toBe(false);
-    expect(after.cancelled).toBeUndefined();
+    const args = { text: 'hello app' };
+    expect(hostFeed({ args, running: { args } })).toEqual({ input: args, inputPartial: false });
+    const value = await api.callTool({ tool: echo.name, args });
+    const done = { args, outcome: { kind: 'result' as const, args, value } };
+    const after = hostFeed(done);
+    expect(after).toEqual({ input: args, inputPartial: false, result: value.result });
     expect(after.result?.content).toEqual([{ type: 'text', text: 'echo: hello app' }]);
-    // An unchanged session feeds the same objects: the host is not fed again for nothing.
-    const again = feed();
-    expect(again.result).toBe(after.result);
-    expect(again.input).toBe(after.input);
+    // The session's own objects: an unchanged session feeds the same references (the host is not fed again for nothing).
+    expect(after.result).toBe(value.result);
+    expect(after.input).toBe(args);
+    // The same arguments again (a form that rebuilt its object): still the finished run.
+    expect(hostFeed({ ...done, args: { text: 'hello app' } }).result).toBe(value.result);
 
-    setArgs(api, echo.name, { text: 'next' });
-    expect(feed()).toEqual({ input: { text: 'next' }, inputPartial: true });
+    expect(hostFeed({ ...done, args: { text: 'next' } })).toEqual({ input: { text: 'next' }, inputPartial: true });
   });
 
-  it('a cancelled call feeds cancelled, and no result', async () => {
+  it('a cancelled call (and any failed one) feeds cancelled, and no result', async () => {
     const slow = tools.find((t) => t.originalName === 'slow_count')!;
-    const feed = () => hostFeed(getToolSession(api, slow.name));
-    ensureSession(api, slow);
-    const done = runCall(api, slow, { args: { steps: 100, delayMs: 200 }, resetTimeoutOnProgress: true });
-    expect(feed()).toEqual({ input: { steps: 100, delayMs: 200 }, inputPartial: false });
-    // In flight at the server: its progress has arrived (then a cancel reaches a call main knows).
-    await until('progress from the running call', () => getToolSession(api, slow.name)?.running?.progress);
-    await cancelRun(api, slow.name);
-    await done;
-    expect(feed()).toEqual({ input: { steps: 100, delayMs: 200 }, inputPartial: false, cancelled: true });
-    expect(getToolSession(api, slow.name)?.outcome).toMatchObject({ kind: 'error', cancelled: true });
+    const args = { steps: 100, delayMs: 200 };
+    const callId = 'apps-view-cancel';
+    let progressed!: () => void;
+    const progress = new Promise<void>((resolve) => (progressed = resolve));
+    const off = api.on('callProgress', (p) => p.callId === callId && progressed());
+    const running = api.callTool({ tool: slow.name, args, callId }).then(
+      () => ({ kind: 'result' as const }),
+      (error: Error) => ({ kind: 'error' as const, message: error.message }),
+    );
+    expect(hostFeed({ args, running: { args } })).toEqual({ input: args, inputPartial: false });
+    await progress; // in flight at the server
+    off();
+    await api.cancelCall({ callId });
+    const ended = await running;
+    expect(ended.kind).toBe('error');
+    expect(hostFeed({ args, outcome: { kind: 'error', args } })).toEqual({ input: args, inputPartial: false, cancelled: true });
   });
 
   it('no session yet: nothing to feed', () => {

@@ -10,10 +10,7 @@
  * origin: it can read nothing of either page) and relays JSON-RPC messages both ways unchanged.
  * The app's Content-Security-Policy is the page's header, which the srcdoc child inherits.
  */
-import type { SandboxPage } from '../../core/apps/sandbox-host';
-
-/** Where the proxy script is served on the sandbox origin (the app's CSP names this exact URL in script-src). */
-export const SANDBOX_PROXY_SCRIPT_PATH = '/sandbox-proxy.js';
+import { SANDBOX_PROXY_SCRIPT_PATH, type SandboxPage } from '../../core/apps/sandbox-host';
 
 /** Permission-policy features a page may be registered with (after the person's consent). */
 export const SANDBOX_FEATURES = ['camera', 'microphone', 'geolocation', 'clipboard-write'] as const;
@@ -38,7 +35,7 @@ export function checkSandboxPage(page: SandboxPage): void {
 }
 
 /** An origin as `scheme://host[:port]`, exactly as a browser serializes it, or an error. */
-export function checkOrigin(origin: string): string {
+export function checkHostOrigin(origin: string): string {
   let url: URL;
   try {
     url = new URL(origin);
@@ -62,7 +59,7 @@ export function escapeAttribute(text: string): string {
  * from the sandbox origin.
  */
 export function sandboxPageHtml(hostOrigins: readonly string[], allow: readonly string[]): string {
-  const origins = hostOrigins.map(checkOrigin).join(' ');
+  const origins = hostOrigins.map(checkHostOrigin).join(' ');
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
@@ -108,7 +105,6 @@ const INJECT_DIAGNOSTICS_JS = `function injectDiagnostics(html, script) {
     return tag + html;
   }`;
 
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- our own constant text, so Node runs exactly what the proxy runs
 export const injectDiagnostics = new Function(`return ${INJECT_DIAGNOSTICS_JS}`)() as (html: string, script: string) => string;
 
 /**
@@ -214,7 +210,7 @@ export function sandboxPageHeaders(page: SandboxPage, hostOrigins: readonly stri
   return [
     ['content-type', 'text/html; charset=utf-8'],
     ['content-security-policy', page.csp],
-    ['content-security-policy', `frame-ancestors ${hostOrigins.map(checkOrigin).join(' ')}`],
+    ['content-security-policy', `frame-ancestors ${hostOrigins.map(checkHostOrigin).join(' ')}`],
     // Meant to be framed by another origin; CORP only matters if the renderer ever adopts COEP.
     ['cross-origin-resource-policy', 'cross-origin'],
     ...Object.entries(commonHeaders()),

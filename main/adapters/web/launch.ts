@@ -60,8 +60,10 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
 
   // MCP Apps run on a second loopback origin (sandbox-host.ts), which the core registers pages with.
   let sandbox;
+  const late: { logs?: { app(level: 'error', text: string): void } } = {};
   try {
-    sandbox = await startSandboxHost({ port: sandboxPort });
+    // Its server errors go to stderr and, once the core exists, to the Logs view.
+    sandbox = await startSandboxHost({ port: sandboxPort, report: (text) => (console.error(`switchboard: ${text}`), late.logs?.app('error', text)) });
   } catch (error) {
     console.error(`Switchboard could not start the MCP Apps sandbox origin: ${(error as Error).message}`);
     process.exit(2);
@@ -74,6 +76,7 @@ export async function launchBrowserMode(argv: string[], here: string): Promise<v
   const core = createCore({ settings, carrier: 'browser', version: packageVersion(here), login, secrets, appSandbox: sandbox });
   // Whatever escapes is reported (stderr and the Logs view) and the host keeps serving every other server.
   installProcessGuards({ logs: () => core.logs });
+  late.logs = core.logs;
   let host;
   try {
     host = await startWebHost({

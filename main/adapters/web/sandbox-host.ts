@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppSandboxHost, SandboxPage } from '../../core/apps/sandbox-host';
-import { SandboxPages, checkOrigin, routeSandboxRequest } from '../shared/app-sandbox';
+import { SandboxPages, checkHostOrigin, routeSandboxRequest } from '../shared/app-sandbox';
 import { allowedHosts } from './security';
 
 export const SANDBOX_PATH_PREFIX = '/sandbox/';
@@ -65,7 +65,7 @@ export async function startSandboxHost(options: WebSandboxOptions = {}): Promise
     setHostOrigins(origins) {
       hostOrigins = origins.filter((candidate) => {
         try {
-          return checkOrigin(candidate) === candidate;
+          return checkHostOrigin(candidate) === candidate;
         } catch {
           return false; // a configured name that is not an origin cannot be a parent
         }

@@ -45,14 +45,19 @@ export function appHandlers(ctx: CoreContext, sandbox: AppSandboxHost | undefine
       const csp = buildAppCsp((record(ui.csp) ?? {}) as never, { proxyScriptUrl });
       const permissions = permissionsOf(ui.permissions);
       const granted = permissions.filter((p) => grant.includes(p));
-      const domain = typeof ui.domain === 'string' ? ui.domain.slice(0, 253) : undefined;
+      const domain = typeof ui.domain === 'string' ? inert(ui.domain.slice(0, 253)) : undefined;
       if (domain !== undefined) {
         notes.push(
-          `The resource asks for a dedicated origin (domain "${domain}"). Switchboard does not honour it: every app runs on its own sandbox origin (${sandbox.origin}), never the app's or Switchboard's, and that format is host-specific (a dedicated origin needs a domain Switchboard would have to serve).`,
+          `The resource asks for a dedicated origin (domain "${domain}"). Switchboard does not honour it: every app runs on Switchboard's sandbox origin (${sandbox.origin}), which is neither the app's nor Switchboard's own, and the domain's format is host-specific (a dedicated origin would need a name Switchboard serves).`,
         );
       }
       const instanceId = randomUUID();
-      const sandboxUrl = sandbox.register({ instanceId, csp: csp.policy, allow: allowFeatures(granted) });
+      let sandboxUrl: string;
+      try {
+        sandboxUrl = sandbox.register({ instanceId, csp: csp.policy, allow: allowFeatures(granted) });
+      } catch (error) {
+        throw new CoreError('failed', `The sandbox could not serve this app: ${error instanceof Error ? error.message : String(error)}`);
+      }
       const entry = tool ? ctx.connections.catalog.current().tools.find((t) => t.name === tool && t.serverId === serverId) : undefined;
       const app: LiveApp = {
         instanceId,
@@ -60,7 +65,7 @@ export function appHandlers(ctx: CoreContext, sandbox: AppSandboxHost | undefine
         serverName: connection.config.name,
         uri,
         ...(tool ? { tool: entry?.name ?? tool } : {}),
-        mimeType: resource.mimeType,
+        mimeType: resource.mimeType.slice(0, 200),
         sandboxUrl,
         sandboxOrigin: sandbox.origin,
         csp: csp.policy,

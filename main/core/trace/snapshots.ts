@@ -25,6 +25,8 @@ export interface SnapshotOptions {
 interface Pending {
   /** The request's trace event. */
   seq: number;
+  /** Its JSON-RPC id (the map's key also names a direction, and an app instance for the `app` channel). */
+  id: string;
   method: string;
   channel: Channel;
   since: number;
@@ -280,7 +282,9 @@ export class SnapshotEngine {
     }
 
     // The message layer: every JSON-RPC message the event carries.
-    if (event.rpc) this.applyRpc(state, event, event.rpc, stats, bucket);
+    // A bridge message the host refused (an MCP App's `error` event) carries its summary but is never answered: nothing waits for it.
+    const refusedByHost = event.channel === 'app' && event.kind === 'error';
+    if (event.rpc && !refusedByHost) this.applyRpc(state, event, event.rpc, stats, bucket);
     if (event.batch) for (const rpc of event.batch) this.applyRpc(state, event, rpc, stats, bucket);
     // after the body's own response (if any) was matched above
     for (const key of rejected ?? []) {
@@ -342,7 +346,10 @@ export class SnapshotEngine {
   private applyRpc(state: ServerState, event: TraceEvent, rpc: RpcSummary, stats: ChannelStats | undefined, bucket: TimeBucket): void {
     if (event.kind === 'http-end' && rpc.kind === 'request') return; // a response body never carries requests
     if (stats) bucket.messages[event.channel] = (bucket.messages[event.channel] ?? 0) + 1;
-    const direction = event.dir === 'out' ? 'out' : 'in';
+    // An MCP App's bridge messages (channel `app`) have ids of their own, one space per app
+    // instance: they never pair with the server's requests, nor with another app's.
+    const direction = `${event.channel === 'app' ? `app:${String((event.meta?.app as { instanceId?: unknown } | undefined)?.instanceId ?? '')}:` : ''}${event.dir === 'out' ? 'out' : 'in'}`;
+    const opposite = direction.endsWith('in') ? `${direction.slice(0, -2)}out` : `${direction.slice(0, -3)}in`;
     switch (rpc.kind) {
       case 'request': {
         const ping = rpc.method === 'ping';
@@ -353,6 +360,7 @@ export class SnapshotEngine {
         if (rpc.id !== undefined) {
           state.pending.set(`${direction}:${rpc.id}`, {
             seq: event.seq,
+            id: String(rpc.id),
             method: rpc.method ?? '?',
             channel: event.channel,
             since: event.ts,
@@ -380,7 +388,7 @@ export class SnapshotEngine {
       case 'result':
       case 'error': {
         // A response travels the other way from its request.
-        const key = `${direction === 'in' ? 'out' : 'in'}:${rpc.id}`;
+        const key = `${opposite}:${rpc.id}`;
         const pending = state.pending.get(key);
         if (rpc.kind === 'error' && !isNegotiation(event)) {
           if (stats) {
@@ -426,7 +434,7 @@ export class SnapshotEngine {
       inFlight: [...state.pending.entries()]
         .filter(([, p]) => !p.ping && p.method !== 'subscriptions/listen')
         .slice(0, 100)
-        .map(([key, p]) => ({ id: key.slice(key.indexOf(':') + 1), method: p.method, channel: p.channel, since: p.since, progress: p.progress })),
+        .map(([, p]) => ({ id: p.id, method: p.method, channel: p.channel, since: p.since, progress: p.progress })),
       bytesIn: state.bytesIn,
       bytesOut: state.bytesOut,
       pingRtt: state.ping ? { last: state.ping.last, avg: state.ping.sum / state.ping.count, count: state.ping.count } : undefined,

@@ -81,8 +81,15 @@ export function AppHost(props: AppHostProps) {
   const { tool } = props;
   const api = useApi();
   const uri = tool.ui?.resourceUri;
-  const [grant, setGrant] = useState<AppPermission[]>([]);
-  const [consentDecided, setConsentDecided] = useState(false);
+  const target = useMemo(() => ({ serverId: tool.serverId, uri: uri ?? '', tool: tool.name }), [tool.serverId, uri, tool.name]);
+  // An answer given before (this page's life) stands: the instance opens with what was granted.
+  const [grant, setGrant] = useState<AppPermission[]>(() => appInstances(api).consent(target) ?? []);
+  const [consentDecided, setConsentDecided] = useState(() => appInstances(api).consent(target) !== undefined);
+  const decide = (granted: AppPermission[]) => {
+    appInstances(api).remember(target, granted);
+    setConsentDecided(true);
+    setGrant(granted);
+  };
   const [instance, setInstance] = useState<AppInstance | null>(null);
   const [phase, setPhase] = useState<Phase>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
@@ -99,7 +106,7 @@ export function AppHost(props: AppHostProps) {
     setInstance(null);
     setPhase({ state: 'loading' });
     appInstances(api)
-      .claim({ serverId: tool.serverId, uri, tool: tool.name }, grant)
+      .claim(target, grant)
       .then(
         (value) => {
           opened = value;
@@ -113,7 +120,7 @@ export function AppHost(props: AppHostProps) {
       if (opened) appInstances(api).close(opened.instanceId);
     };
     // grantKey stands for grant
-  }, [api, tool.serverId, tool.name, uri, grantKey, attempt]);
+  }, [api, target, grantKey, attempt]);
 
   const stop = (message: string) => {
     setPhase({ state: 'stopped', message });
@@ -146,12 +153,19 @@ export function AppHost(props: AppHostProps) {
       {needsConsent && instance && (
         <PermissionConsent
           asks={asks}
-          onAllow={() => {
-            setConsentDecided(true);
-            setGrant([...asks]); // the frame's `allow` applies on load: a new instance with the grant
-          }}
-          onDeny={() => setConsentDecided(true)}
+          onAllow={() => decide([...asks])} // the frame's `allow` applies on load: a new instance with the grant
+          onDeny={() => decide([])}
         />
+      )}
+      {instance && asks.length > 0 && consentDecided && grant.length === 0 && (
+        <Group gap={6} data-testid="app-permissions-denied">
+          <Text size="xs" c="dimmed">
+            The app asked for {asks.map((p) => PERMISSION_LABEL[p]).join(', ')}: denied, it runs without.
+          </Text>
+          <Button size="compact-xs" variant="subtle" onClick={() => setConsentDecided(false)} data-testid="app-permissions-ask">
+            Ask again
+          </Button>
+        </Group>
       )}
       {instance && phase.state !== 'error' && phase.state !== 'stopped' && (
         <RunningApp key={instance.instanceId} instance={instance} tool={tool} props={props} onReady={() => setPhase({ state: 'ready' })} onError={(message) => setPhase({ state: 'error', message })} onStop={stop} />
@@ -278,7 +292,7 @@ function RunningApp({
     });
     const bridge = new AppBridge(null, HOST_INFO, hostCapabilities(instance), { hostContext: contextRef.current });
     bridgeRef.current = bridge;
-    const refuse = (method: string, reason: string) => t.refuse('in', { method }, reason);
+    const refuse = (method: string, reason: string) => t.refuse('in', method, reason);
     let inFlight = 0;
     /** Runs a call or read for the app, at most MAX_IN_FLIGHT at once. */
     const limited = async <T,>(method: string, work: () => Promise<T>): Promise<T> => {
@@ -391,7 +405,7 @@ function RunningApp({
       return { mode };
     };
     bridge.onrequestteardown = () => {
-      t.refuse('in', { method: 'ui/notifications/request-teardown' }, 'The app asked to be closed: Switchboard closed it.', false);
+      t.refuse('in', 'ui/notifications/request-teardown', 'The app asked to be closed: Switchboard closed it.', false);
       callbacks.current.onStop('The app asked to be closed (ui/notifications/request-teardown).');
     };
     bridge.ondownloadfile = async () => {
@@ -482,6 +496,30 @@ function RunningApp({
     return () => window.removeEventListener('keydown', onKey);
   }, [displayMode]);
 
+  // The strip stays reachable in fullscreen (inside the overlay, under the frame); elsewhere it is under the frame in the page.
+  const devtools = (
+    <Devtools
+      instance={instance}
+      transport={transport}
+      hostContext={sentContext}
+      theme={theme}
+      displayMode={displayMode}
+      size={size}
+      canResendInput={ready && !!(delivered.current.input ?? props.input)}
+      canResendResult={ready && !!(delivered.current.result ?? props.result)}
+      onResendInput={() => {
+        const args = delivered.current.input ?? props.input;
+        if (args) void bridgeRef.current?.sendToolInput({ arguments: args as Record<string, unknown> }).catch(() => undefined);
+      }}
+      onResendResult={() => {
+        const value = delivered.current.result ?? props.result;
+        if (value) void bridgeRef.current?.sendToolResult(value as Parameters<AppBridge['sendToolResult']>[0]).catch(() => undefined);
+      }}
+      onTheme={() => setThemeOverride(theme === 'dark' ? 'light' : 'dark')}
+      onDisplayMode={setDisplayMode}
+      onSize={setSize}
+    />
+  );
   const allow = buildAllowAttribute(permissionsObject(instance.granted));
   const frameHeight = displayMode === 'fullscreen' ? '100%' : displayMode === 'pip' ? Math.min(height, 240) : (preset.height ?? height);
   const frameWidth = displayMode === 'inline' && preset.width !== undefined ? preset.width : undefined;
@@ -514,6 +552,7 @@ function RunningApp({
             />
           )}
         </div>
+        {displayMode === 'fullscreen' && devtools}
       </div>
       {!ready && src && (
         <Text className={classes.status} data-testid="app-starting">
@@ -531,27 +570,7 @@ function RunningApp({
       )}
       {model.length > 0 && <ModelPanel entries={model} onClear={() => setModel([])} />}
       <LinkConsent pending={link} />
-      <Devtools
-        instance={instance}
-        transport={transport}
-        hostContext={sentContext}
-        theme={theme}
-        displayMode={displayMode}
-        size={size}
-        canResendInput={ready && !!(delivered.current.input ?? props.input)}
-        canResendResult={ready && !!(delivered.current.result ?? props.result)}
-        onResendInput={() => {
-          const args = delivered.current.input ?? props.input;
-          if (args) void bridgeRef.current?.sendToolInput({ arguments: args as Record<string, unknown> }).catch(() => undefined);
-        }}
-        onResendResult={() => {
-          const value = delivered.current.result ?? props.result;
-          if (value) void bridgeRef.current?.sendToolResult(value as Parameters<AppBridge['sendToolResult']>[0]).catch(() => undefined);
-        }}
-        onTheme={() => setThemeOverride(theme === 'dark' ? 'light' : 'dark')}
-        onDisplayMode={setDisplayMode}
-        onSize={setSize}
-      />
+      {displayMode !== 'fullscreen' && devtools}
     </>
   );
 }

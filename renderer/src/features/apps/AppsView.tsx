@@ -17,7 +17,7 @@ import { useConnectedList } from '../../state/useConnectedList';
 import { useViewState } from '../../state/useViewState';
 import { AppToolDetail } from './view/AppToolDetail';
 import { AppToolRow } from './view/AppToolRow';
-import { EMPTY_TEXT, appToolGroups, isAppTool, serversWithoutApps, type AppTool } from './view/model';
+import { EMPTY_TEXT, appToolGroups, offeredApps, serversWithoutApps, type AppTool } from './view/model';
 
 export function AppsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
@@ -30,7 +30,8 @@ export function AppsView({ servers }: { servers: ServerStatus[] }) {
   const { data: tools, error, reload } = useConnectedList(() => api.listTools(), servers, [api, toolsKey]);
 
   const scope = nav.serverId ? servers.find((s) => s.id === nav.serverId) : undefined;
-  const allApps = useMemo(() => (tools ?? []).filter(isAppTool), [tools]);
+  const withoutApps = serversWithoutApps(servers);
+  const allApps = useMemo(() => offeredApps(tools ?? [], servers), [tools, servers]);
   const groups = useMemo<ListGroup<AppTool>[]>(
     () =>
       appToolGroups(allApps, servers, query, scope?.id).map((g) => ({
@@ -45,7 +46,6 @@ export function AppsView({ servers }: { servers: ServerStatus[] }) {
   );
   const shown = groups.reduce((n, g) => n + g.items.length, 0);
   const tool = allApps.find((t) => t.name === selected);
-  const withoutApps = serversWithoutApps(servers);
 
   const empty =
     allApps.length > 0 ? (
@@ -88,6 +88,11 @@ export function AppsView({ servers }: { servers: ServerStatus[] }) {
             renderItem={(t) => <AppToolRow tool={t} />}
             empty={empty}
           />
+          {allApps.length > 0 && withoutApps.length > 0 && (
+            <Text size="xs" c="dimmed" data-testid="apps-disabled-servers">
+              Not shown: the apps of {withoutApps.map((s) => s.name.slice(0, 80)).join(', ')} (MCP Apps is off in its settings).
+            </Text>
+          )}
         </Stack>
       </Grid.Col>
       <Grid.Col span={8}>

@@ -115,11 +115,6 @@ export function setArgs(api: SwitchboardApi, tool: string, args: Record<string, 
   calls.update(tool, (s) => ({ ...s, args, origin }));
 }
 
-/** The tool's session now (outside React: what useToolSession selects). */
-export function getToolSession(api: SwitchboardApi, tool: string): ToolSession | undefined {
-  return callsFor(api).sessions.get(tool);
-}
-
 export function useToolSession(api: SwitchboardApi, tool: string): ToolSession | undefined {
   const calls = callsFor(api);
   return useSelect(calls, () => calls.sessions.get(tool));

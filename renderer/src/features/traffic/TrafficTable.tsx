@@ -383,14 +383,14 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
       <span>{event.kind}</span>
       <span className={classes.method}>
         {negotiation && <NegotiationBadge mark={negotiation} />}
+        {http && <span className={classes.httpTag}>{http}</span>}
+        {rpc}
+        {extra && <span className={classes.dimmed}> {rpc ? '· ' : ''}{extra}</span>}
         {app && (
           <span className={classes.appTag} title={`MCP App: ${app}`} data-testid="traffic-app-tag">
             {app}
           </span>
         )}
-        {http && <span className={classes.httpTag}>{http}</span>}
-        {rpc}
-        {extra && <span className={classes.dimmed}> {rpc ? '· ' : ''}{extra}</span>}
       </span>
       <span className={classes.dimmed} title={attr(event.session)}>
         {shortSession(event.session)}

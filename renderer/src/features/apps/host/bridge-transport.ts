@@ -104,10 +104,20 @@ export interface BridgeTransportOptions {
   limits?: Partial<typeof LIMITS>;
 }
 
-/** A short name for a JSON-RPC message (for the strip and the summaries). */
+/**
+ * What the host records in place of a message it refused or dropped: no `jsonrpc` and no `id`
+ * (it is not a message anyone sent; main records it as an `error` event), with the method it
+ * was about when there is one.
+ */
+export type RefusalRecord = { summary: 'refused'; method: string } | { summary: 'flood'; dropped: number; firstMethod: string } | { summary: 'trace-overflow'; untraced: number };
+
+/** A short name for a JSON-RPC message or a refusal record (for the strip and the summaries). */
 export function messageLabel(message: unknown): string {
   if (typeof message !== 'object' || message === null) return typeof message;
   const m = message as Record<string, unknown>;
+  if (m.summary === 'refused') return `refused: ${String(m.method).slice(0, 120)}`;
+  if (m.summary === 'flood') return `flood: ${Number(m.dropped).toLocaleString('en')} dropped (first ${String(m.firstMethod).slice(0, 80)})`;
+  if (m.summary === 'trace-overflow') return 'not traced (main did not keep up)';
   if (typeof m.method === 'string') return m.method.slice(0, 120);
   const id = typeof m.id === 'string' || typeof m.id === 'number' ? ` #${String(m.id).slice(0, 40)}` : '';
   if ('error' in m) return `error${id}`;
@@ -213,9 +223,10 @@ export class BridgeTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Records something the host refused or contained (a refused tool call, a refused link…). */
-  refuse(dir: 'in' | 'out', message: unknown, reason: string, log = true): void {
+  /** Records something the host refused or contained (`method`: what it was about; a refused tool call, a refused link…). */
+  refuse(dir: 'in' | 'out', method: string, reason: string, log = true): void {
     const ts = this.#now();
+    const message: RefusalRecord = { summary: 'refused', method: method.slice(0, 200) };
     this.#record({ dir, ts, message, refused: clip(reason, 2_000) });
     if (log) this.log({ ts, level: 'warning', kind: 'bridge', text: clip(reason, this.#limits.maxTextChars) });
   }
@@ -238,7 +249,8 @@ export class BridgeTransport implements Transport {
     this.#droppedSinceFlush = 0;
     if (this.#queueDropped > 0 && this.#queue.length < this.#limits.queueMax) {
       // (said once per overflow, in the trace itself)
-      this.#queue.push({ dir: 'in', ts: this.#now(), message: { summary: 'trace-overflow' }, refused: `${this.#queueDropped.toLocaleString('en')} bridge messages were not traced: Switchboard's main process did not keep up.` });
+      const record: RefusalRecord = { summary: 'trace-overflow', untraced: this.#queueDropped };
+      this.#queue.push({ dir: 'in', ts: this.#now(), message: record, refused: `${this.#queueDropped.toLocaleString('en')} bridge messages were not traced: Switchboard's main process did not keep up.` });
       this.#queueDropped = 0;
     }
     while (this.#queue.length > 0) {
@@ -267,23 +279,23 @@ export class BridgeTransport implements Transport {
     this.#received++;
     const ts = this.#now();
     if (event.origin !== this.#o.sandboxOrigin) {
-      this.refuse('in', { summary: messageLabel(event.data) }, `Refused a message from ${clip(String(event.origin), 200)}: the app frame's messages must come from the sandbox origin ${this.#o.sandboxOrigin}.`);
+      this.refuse('in', messageLabel(event.data), `Refused a message from ${clip(String(event.origin), 200)}: the app frame's messages must come from the sandbox origin ${this.#o.sandboxOrigin}.`);
       return;
     }
     const data = event.data;
     if (!isJsonRpc(data)) {
-      this.refuse('in', { summary: messageLabel(data) }, 'Refused a message that is not JSON-RPC 2.0.');
+      this.refuse('in', messageLabel(data), 'Refused a message that is not JSON-RPC 2.0.');
       return;
     }
     let size: number;
     try {
       size = JSON.stringify(data).length;
     } catch {
-      this.refuse('in', { summary: messageLabel(data) }, 'Refused a message that cannot be written as JSON (a cycle, or a value JSON has no form for).');
+      this.refuse('in', messageLabel(data), 'Refused a message that cannot be written as JSON (a cycle, or a value JSON has no form for).');
       return;
     }
     if (size > this.#limits.maxMessageChars) {
-      this.refuse('in', { summary: messageLabel(data) }, `Refused a ${size.toLocaleString('en')}-character message: the bridge takes at most ${this.#limits.maxMessageChars.toLocaleString('en')}.`);
+      this.refuse('in', messageLabel(data), `Refused a ${size.toLocaleString('en')}-character message: the bridge takes at most ${this.#limits.maxMessageChars.toLocaleString('en')}.`);
       return;
     }
     this.#record({ dir: 'in', ts, message: data });
@@ -341,10 +353,11 @@ export class BridgeTransport implements Transport {
     const group = this.#group;
     if (!group) return;
     this.#group = null;
+    const message: RefusalRecord = { summary: 'flood', dropped: group.count, firstMethod: group.first };
     this.#record({
       dir: 'in',
       ts: group.since,
-      message: { summary: 'flood', dropped: group.count, firstMethod: group.first },
+      message,
       refused: `Dropped ${group.count.toLocaleString('en')} ${group.count === 1 ? 'message' : 'messages'} over the bridge's budget (${this.#limits.burst.toLocaleString('en')} at once, ${this.#limits.perSecond} a second); the first was ${group.first}.`,
     });
   }

@@ -3,7 +3,9 @@
  * the policy, the sandbox page) while the view renders, and the AppHost that mounts claims it.
  * Keyed by server, resource and granted permissions; at most a few wait; a preload nobody
  * claims is closed when its server's catalog changes (any `serverState` of that server) or when
- * newer ones push it out. A claimed instance belongs to its AppHost, which closes it.
+ * newer ones push it out. A claimed instance belongs to its AppHost, which closes it. The
+ * person's answer to an app's permission question is kept here too (per server and resource, for
+ * this page's life), so the question is not asked again each time the view is shown.
  */
 import type { AppInstance, AppPermission } from '../../../../../contract';
 import type { SwitchboardApi } from '../../../../../contract/client';
@@ -23,6 +25,17 @@ function keyOf(target: AppTarget, grant: readonly AppPermission[]): string {
 
 class Preloads {
   readonly #waiting = new Map<string, { serverId: string; promise: Promise<AppInstance> }>();
+  /** The person's answer to an app's permission question, per server and resource, until the page reloads. */
+  readonly #consents = new Map<string, AppPermission[]>();
+
+  /** The permissions granted to this app before (an empty list: denied), or undefined if never asked. */
+  consent(target: AppTarget): AppPermission[] | undefined {
+    return this.#consents.get(JSON.stringify([target.serverId, target.uri]));
+  }
+
+  remember(target: AppTarget, granted: AppPermission[]): void {
+    this.#consents.set(JSON.stringify([target.serverId, target.uri]), [...granted]);
+  }
 
   constructor(private readonly api: SwitchboardApi) {
     api.on('serverState', (status) => this.drop(status.id));

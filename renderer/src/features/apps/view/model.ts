@@ -4,6 +4,7 @@
  * declare the extension, the search, and what the AppHost is fed from the tool's call session.
  */
 import type { ServerStatus, ToolEntry } from '../../../../../contract';
+import { safeStringify } from '../../../../../contract/bounded-json';
 import { VISIBILITY_HINT, isAppTool, visibilityOf, type AppTool } from '../../../components/app-tool';
 
 export { isAppTool, type AppTool };
@@ -31,14 +32,23 @@ export function matchesQuery(tool: AppTool, query: string): boolean {
 }
 
 /**
- * The app tools grouped by server: servers in the sidebar's order (unknown ones last, by name),
- * tools by their own name within a server.
+ * The app tools the view offers: tools with a UI, but none of a server whose MCP Apps setting is
+ * off (we did not declare the extension to it, whatever its tools say).
  */
-export function appToolGroups(tools: readonly ToolEntry[], servers: readonly Pick<ServerStatus, 'id'>[], query = '', scope?: string): AppGroup[] {
+export function offeredApps(tools: readonly ToolEntry[], servers: readonly Pick<ServerStatus, 'id' | 'config'>[]): AppTool[] {
+  const off = new Set(servers.filter((s) => s.config.apps === false).map((s) => s.id));
+  return tools.filter((t): t is AppTool => isAppTool(t) && !off.has(t.serverId));
+}
+
+/**
+ * The offered app tools grouped by server: servers in the sidebar's order (unknown ones last, by
+ * name), tools by their own name within a server.
+ */
+export function appToolGroups(tools: readonly ToolEntry[], servers: readonly Pick<ServerStatus, 'id' | 'config'>[], query = '', scope?: string): AppGroup[] {
   const order = new Map(servers.map((s, i) => [s.id, i]));
   const byServer = new Map<string, AppGroup>();
-  for (const tool of tools) {
-    if (!isAppTool(tool) || (scope && tool.serverId !== scope) || !matchesQuery(tool, query)) continue;
+  for (const tool of offeredApps(tools, servers)) {
+    if ((scope && tool.serverId !== scope) || !matchesQuery(tool, query)) continue;
     let group = byServer.get(tool.serverId);
     if (!group) {
       group = { id: tool.serverId, title: tool.serverName, items: [] };
@@ -87,8 +97,13 @@ export function hostFeed(session: SessionLike | undefined): HostFeed {
   if (!session) return {};
   if (session.running) return { input: session.running.args, inputPartial: false };
   const outcome = session.outcome;
-  if (outcome && outcome.args === session.args) {
+  if (outcome && sameArgs(outcome.args, session.args)) {
     return outcome.kind === 'result' ? { input: outcome.args, inputPartial: false, result: outcome.value.result } : { input: outcome.args, inputPartial: false, cancelled: true };
   }
   return { input: session.args, inputPartial: true };
+}
+
+/** The arguments of the last run are the ones in the form (the same object, or the same JSON). */
+function sameArgs(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return a === b || safeStringify(a) === safeStringify(b);
 }
