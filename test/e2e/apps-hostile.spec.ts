@@ -82,6 +82,10 @@ async function openHostile(answer: 'allow' | 'deny'): Promise<Locator> {
     await expect(consent.or(blocked).or(page.getByTestId('tool-detail').getByTestId('tool-result')).first()).toBeVisible();
     if (await blocked.isVisible()) await blocked.click();
   }
+  // A denial is remembered for the tool ("denied, it runs without"): asking again brings the question back.
+  const askAgain = page.getByTestId('app-permissions-ask');
+  await expect(consent.or(askAgain)).toBeVisible();
+  if (await askAgain.isVisible()) await askAgain.click();
   await expect(consent).toBeVisible();
   await expect(consent).toContainText(/camera/i);
   await consent.getByTestId(`app-consent-${answer}`).click();
