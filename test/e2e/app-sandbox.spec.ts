@@ -7,7 +7,8 @@
  *
  * Proved: the relay works both ways; an undeclared fetch is blocked and reported as a `csp`
  * diagnostic; console errors are reported; `parent.document`, `parent.parent.document`,
- * `top.location = …`, `window.open` and storage all fail (the top URL is unchanged, no page
+ * `top.location = …`, `parent.location = …`, `<a target=_top>`, a form to `_top`, `window.open`
+ * and storage all fail (the top URL is unchanged, no page
  * opens, nothing reaches "elsewhere"); `top.__pwned` stays undefined; a resource-ready cannot
  * widen the inner frame's sandbox or permissions; a second resource-ready is ignored; an app
  * that navigates its frame away loses it; a foreign origin cannot frame the page; the page does
@@ -147,6 +148,9 @@ console.error('app says boom');
 attempt('parentDocument', function () { return typeof parent.document.title; });
 attempt('topDocument', function () { return typeof parent.parent.document.title; });
 attempt('topNavigation', function () { top.location = ${JSON.stringify(elsewhereUrl + '/top')}; return 'no error'; });
+attempt('parentNavigation', function () { parent.location = ${JSON.stringify(elsewhereUrl + '/parent')}; return 'no error'; });
+attempt('linkTop', function () { var a = document.createElement('a'); a.href = ${JSON.stringify(elsewhereUrl + '/link')}; a.target = '_top'; document.body.appendChild(a); a.click(); return 'clicked'; });
+attempt('formTop', function () { var f = document.createElement('form'); f.action = ${JSON.stringify(elsewhereUrl + '/form')}; f.method = 'get'; f.target = '_top'; document.body.appendChild(f); f.submit(); return 'submitted'; });
 attempt('popup', function () { return window.open(${JSON.stringify(elsewhereUrl + '/popup')}) === null ? 'null' : 'a window'; });
 attempt('pwned', function () { top.__pwned = 'yes'; return 'no error'; });
 attempt('storage', function () { localStorage.setItem('x', '1'); return 'ok'; });
@@ -159,6 +163,8 @@ fetch(${JSON.stringify(declaredUrl)}).then(function (res) { return res.text(); }
 </script></body></html>`;
 
 test('the sandbox relays, reports, and contains a hostile app', async ({ page, context }) => {
+  const opened: string[] = [];
+  context.on('page', (p) => opened.push(p.url()));
   const url = register(['geolocation']);
   await hostApp(page, url, HOSTILE_APP(elsewhereOrigin));
 
@@ -180,7 +186,7 @@ test('the sandbox relays, reports, and contains a hostile app', async ({ page, c
   // (c) no reach into either page, no top navigation, no popup, no storage.
   const blocked = 'blocked: SecurityError';
   // resource-ready asked for camera; the page was registered with geolocation only.
-  expect(results).toMatchObject({ parentDocument: blocked, topDocument: blocked, topNavigation: blocked, pwned: blocked, popup: 'null', storage: blocked, cookie: blocked, camera: false });
+  expect(results).toMatchObject({ parentDocument: blocked, topDocument: blocked, topNavigation: blocked, parentNavigation: blocked, pwned: blocked, popup: 'null', storage: blocked, cookie: blocked, camera: false });
 
   // (a) the relay, host → app, and a round trip that orders everything the proxy did before it.
   await post(page, { jsonrpc: '2.0', id: 7, method: 'test/ping', params: { n: 7 } });
@@ -191,7 +197,8 @@ test('the sandbox relays, reports, and contains a hostile app', async ({ page, c
   // (d) the host page's globals are out of reach.
   expect(await page.evaluate(() => (globalThis as unknown as HostGlobals).__pwned)).toBeUndefined();
   expect(context.pages()).toHaveLength(1);
-  expect(elsewhereHits.filter((path) => ['/steal', '/top', '/popup'].includes(path))).toEqual([]);
+  expect(opened).toEqual([]);
+  expect(elsewhereHits.filter((path) => ['/steal', '/top', '/popup', '/parent', '/link', '/form'].includes(path))).toEqual([]);
 
   // The inner frame is exactly as agreed, whatever the message asked for.
   const inner = await innerFrames(page);

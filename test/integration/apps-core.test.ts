@@ -257,6 +257,8 @@ describe('the apps fixture', () => {
     const engine = core.trace.snapshots;
     const paired: [number, number][] = [];
     const stop = engine.onPaired((requestSeq, response) => paired.push([requestSeq, response.seq]));
+    const transportErrors = () => engine.snapshot(id, 1_000)!.buckets.reduce((n, b) => n + b.errors.transport, 0);
+    const before = transportErrors();
     try {
       // A server request in flight (id 9001 out), then the app answers its own id 9001 and sends a request (in).
       const serverRequest = core.trace.store.append({ server: id, channel: 'stdio', kind: 'jsonrpc-out', dir: 'out', rpc: { id: 9001, method: 'tools/call', kind: 'request' } });
@@ -269,6 +271,9 @@ describe('the apps fixture', () => {
         ],
       });
       expect(paired).toEqual([]);
+      // A refused message is the app channel's error, not a transport failure.
+      expect(transportErrors()).toBe(before);
+      expect(engine.snapshot(id, 1)!.channels.app!.errors).toBeGreaterThan(0);
       // The request the host answers later is in flight; the refused one never waits.
       expect(engine.snapshot(id, 1)!.inFlight.filter((r) => r.channel === 'app')).toEqual([expect.objectContaining({ id: '9002', method: 'sampling/createMessage' })]);
       const answer = core.trace.store.append({ server: id, channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', rpc: { id: 9001, kind: 'result' } });

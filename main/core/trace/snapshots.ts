@@ -251,7 +251,8 @@ export class SnapshotEngine {
           stats.errors++;
           stats.lastError = event.text;
         }
-        bucket.errors.transport++;
+        // An MCP App's refused bridge message is the app channel's error, not a transport failure.
+        if (event.channel !== 'app') bucket.errors.transport++;
         break;
       case 'session':
         this.applySession(state, event);

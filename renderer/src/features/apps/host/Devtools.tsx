@@ -16,6 +16,27 @@ import { DISPLAY_MODES, SIZE_PRESETS, cspLines, type SizePreset } from './host-c
 import classes from './app-host.module.css';
 
 const NO_MESSAGES: RecentMessage[] = [];
+const TABS = [
+  ['messages', 'Messages'],
+  ['csp', 'CSP'],
+  ['context', 'Context'],
+] as const;
+
+function StripSelect({ label, value, data, onChange, testId }: { label: string; value: string; data: { value: string; label: string }[]; onChange(value: string): void; testId: string }) {
+  return (
+    <Select
+      size="xs"
+      w={120}
+      aria-label={label}
+      value={value}
+      onChange={(v) => v && onChange(v)}
+      data={data}
+      allowDeselect={false}
+      comboboxProps={{ withinPortal: true }}
+      data-testid={testId}
+    />
+  );
+}
 
 export interface DevtoolsProps {
   instance: AppInstance;
@@ -60,41 +81,17 @@ export function Devtools(props: DevtoolsProps) {
             Theme: {props.theme}
           </Button>
         </Tooltip>
-        <Select
-          size="xs"
-          w={120}
-          aria-label="Display mode"
-          value={props.displayMode}
-          onChange={(v) => v && props.onDisplayMode(v as McpUiDisplayMode)}
-          data={DISPLAY_MODES.map((m) => ({ value: m, label: m === 'pip' ? 'picture-in-picture' : m }))}
-          allowDeselect={false}
-          comboboxProps={{ withinPortal: true }}
-          data-testid="app-display-mode"
-        />
-        <Select
-          size="xs"
-          w={120}
-          aria-label="Container size"
-          value={props.size}
-          onChange={(v) => v && props.onSize(v as SizePreset)}
-          data={SIZE_PRESETS.map((p) => ({ value: p.value, label: p.label }))}
-          allowDeselect={false}
-          comboboxProps={{ withinPortal: true }}
-          data-testid="app-size"
-        />
+        <StripSelect label="Display mode" value={props.displayMode} data={DISPLAY_MODES.map((m) => ({ value: m, label: m === 'pip' ? 'picture-in-picture' : m }))} onChange={(v) => props.onDisplayMode(v as McpUiDisplayMode)} testId="app-display-mode" />
+        <StripSelect label="Container size" value={props.size} data={SIZE_PRESETS.map((p) => ({ value: p.value, label: p.label }))} onChange={(v) => props.onSize(v as SizePreset)} testId="app-size" />
       </Group>
       {open && (
         <Tabs value={tab} onChange={(v) => v && setTab(v)} keepMounted={false}>
           <Tabs.List px={8}>
-            <Tabs.Tab value="messages" data-testid="app-devtools-messages">
-              Messages
-            </Tabs.Tab>
-            <Tabs.Tab value="csp" data-testid="app-devtools-csp">
-              CSP
-            </Tabs.Tab>
-            <Tabs.Tab value="context" data-testid="app-devtools-context">
-              Context
-            </Tabs.Tab>
+            {TABS.map(([value, label]) => (
+              <Tabs.Tab key={value} value={value} data-testid={`app-devtools-${value}`}>
+                {label}
+              </Tabs.Tab>
+            ))}
           </Tabs.List>
           <Tabs.Panel value="messages">
             <Messages transport={props.transport} />
