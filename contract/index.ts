@@ -204,10 +204,11 @@ export const ToolEntry = z.object({
   taskSupport: z.enum(['forbidden', 'optional', 'required']).optional(),
   /**
    * MCP Apps: the tool's `_meta.ui` (or the deprecated flat `_meta["ui/resourceUri"]`), when it
-   * names a `ui://` resource. `visibility` absent means both; `["app"]` is app-only (hidden from
-   * a model), `["model"]` may not be called from an app.
+   * names a `ui://` resource (`resourceUri`: the tool has an app) or a visibility (a tool without
+   * a UI of its own may still be app-only). `visibility` absent means both; `["app"]` is app-only
+   * (hidden from a model), `["model"]` may not be called from an app.
    */
-  ui: z.object({ resourceUri: z.string(), visibility: z.array(z.enum(['model', 'app'])).optional() }).optional(),
+  ui: z.object({ resourceUri: z.string().optional(), visibility: z.array(z.enum(['model', 'app'])).optional() }).optional(),
 });
 
 export const PromptEntry = z.object({

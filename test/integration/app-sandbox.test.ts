@@ -54,7 +54,7 @@ describe('the sandbox origin', () => {
   afterAll(() => sandbox.close());
 
   it('is another loopback origin, and register gives the page URL on it', () => {
-    expect(sandbox.origin).toBe(`http://127.0.0.1:${sandbox.port}`);
+    expect(sandbox.origin).toBe(`http://localhost:${sandbox.port}`);
     expect(sandbox.register({ instanceId: id, csp: CSP, allow: ['camera', 'clipboard-write'] })).toBe(`${sandbox.origin}/sandbox/${id}`);
   });
 
@@ -163,7 +163,7 @@ describe('built browser mode', () => {
         .filter((d) => d.startsWith('frame-src '));
       expect(frameSrc).toHaveLength(1);
       const sandboxOrigin = new URL(frameSrc[0]!.slice('frame-src '.length));
-      expect(frameSrc[0]).toBe(`frame-src http://127.0.0.1:${sandboxOrigin.port}`);
+      expect(frameSrc[0]).toBe(`frame-src http://localhost:${sandboxOrigin.port}`);
       expect(sandboxOrigin.port).not.toBe(url.port);
       const script = await send(Number(sandboxOrigin.port), '/sandbox-proxy.js');
       expect(script.status).toBe(200);

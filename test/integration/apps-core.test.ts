@@ -166,13 +166,13 @@ describe('the apps fixture', () => {
     await core?.shutdown();
   });
 
-  it('the catalog: show-basic has its UI; the visibility-only tools have none; bad values are ignored and logged once, naming the tool', async () => {
+  it('the catalog: show-basic has its UI; the visibility-only tools carry only their visibility (so they can be marked); bad values are ignored and logged once, naming the tool', async () => {
     const tools = await call(core, 'listTools', { serverId: id });
     const ui = Object.fromEntries(tools.map((t) => [t.originalName, t.ui]));
     expect(ui['show-basic']).toEqual({ resourceUri: 'ui://fixture/basic.html' });
     expect(ui['echo']).toBeUndefined();
-    expect(ui['model-only']).toBeUndefined();
-    expect(ui['app-only']).toBeUndefined();
+    expect(ui['model-only']).toEqual({ visibility: ['model'] });
+    expect(ui['app-only']).toEqual({ visibility: ['app'] });
     expect(ui['bad-uri']).toBeUndefined();
     expect(ui['flat-uri']).toEqual({ resourceUri: 'ui://fixture/basic.html' });
     expect(ui['odd-visibility']).toEqual({ resourceUri: 'ui://fixture/basic.html', visibility: ['model'] });

@@ -173,8 +173,8 @@ describe('the rest of what main reads from a UI resource and a tool', () => {
     expect(toolUiOf({ _meta: { ui: { resourceUri: 7 } } }).problems).toEqual(['_meta.ui.resourceUri is a number, not a string']);
     expect(toolUiOf({ _meta: { ui: { resourceUri: `ui://${'x'.repeat(2100)}` } } })).toEqual({ problems: ['_meta.ui.resourceUri is 2105 characters long (at most 2048)'] });
     expect(toolUiOf({ _meta: { ui: 'ui://x' } }).problems).toEqual(['_meta.ui is a string, not an object']);
-    expect(toolUiOf({ _meta: { ui: { visibility: ['app', 'app', 'model'] } } })).toEqual({ visibility: ['app', 'model'], problems: [] });
-    expect(toolUiOf({ _meta: { ui: { visibility: 'app' } } })).toEqual({ visibility: [], problems: ['_meta.ui.visibility is a string, not a list'] });
+    expect(toolUiOf({ _meta: { ui: { visibility: ['app', 'app', 'model'] } } })).toEqual({ ui: { visibility: ['app', 'model'] }, visibility: ['app', 'model'], problems: [] });
+    expect(toolUiOf({ _meta: { ui: { visibility: 'app' } } })).toEqual({ ui: { visibility: [] }, visibility: [], problems: ['_meta.ui.visibility is a string, not a list'] });
     expect(toolUiOf({ _meta: null })).toEqual({ problems: [] });
   });
 

@@ -57,13 +57,20 @@ export async function startSandboxHost(options: WebSandboxOptions = {}): Promise
   server.on('clientError', (_error, socket) => socket.destroy());
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(port);
-  const origin = `http://127.0.0.1:${port}`;
+  // `localhost`, not `127.0.0.1`: browser mode's page is on 127.0.0.1, and Chromium groups frames
+  // by site (scheme + host, any port). A different host name makes the sandbox another site, so
+  // site isolation runs the app in a process of its own: a hostile app's busy loop (a flood of
+  // postMessage) cannot stall our page's event loop, and memory of ours is out of its reach.
+  // The server still listens on 127.0.0.1 only; browsers resolve localhost to loopback.
+  const origin = `http://localhost:${port}`;
 
   return {
     origin,
     port,
     setHostOrigins(origins) {
       hostOrigins = origins.filter((candidate) => {
+        // Chromium refuses IPv6 literals in frame-ancestors (it logs the source as unsupported), so an [::1] parent is left out.
+        if (candidate.includes('://[')) return false;
         try {
           return checkHostOrigin(candidate) === candidate;
         } catch {

@@ -17,7 +17,7 @@ type Visibility = 'model' | 'app';
 type ToolUi = NonNullable<ToolEntry['ui']>;
 
 export interface ToolUiFacts {
-  /** What the catalog shows (`ToolEntry.ui`): only with a valid resource URI. */
+  /** What the catalog shows (`ToolEntry.ui`): a valid resource URI, a valid visibility, or both. */
   ui?: ToolUi;
   /** The valid visibility values, also for a tool without a UI of its own (an app-only helper tool). */
   visibility?: Visibility[];
@@ -44,7 +44,7 @@ export function toolUiOf(tool: { _meta?: unknown }): ToolUiFacts {
   }
   const visibility = visibilityOf(nested?.visibility, problems);
   return {
-    ...(resourceUri !== undefined ? { ui: { resourceUri, ...(visibility ? { visibility } : {}) } } : {}),
+    ...(resourceUri !== undefined || visibility ? { ui: { ...(resourceUri !== undefined ? { resourceUri } : {}), ...(visibility ? { visibility } : {}) } } : {}),
     ...(visibility ? { visibility } : {}),
     problems,
   };

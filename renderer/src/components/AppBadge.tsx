@@ -7,7 +7,7 @@ import { Badge, Tooltip } from '@mantine/core';
 import type { ToolEntry } from '../../../contract';
 import { VISIBILITY_HINT, visibilityOf } from './app-tool';
 
-export function AppBadge({ ui, size = 'xs' }: { ui: NonNullable<ToolEntry['ui']>; size?: 'xs' | 'sm' }) {
+export function AppBadge({ ui, size = 'xs' }: { ui: { resourceUri: string }; size?: 'xs' | 'sm' }) {
   return (
     <Tooltip label={`MCP App: its interface is the resource ${ui.resourceUri.slice(0, 200)}`} multiline maw={360}>
       <Badge size={size} variant="light" color="cyan" style={{ flex: 'none' }} data-testid="app-badge">

@@ -6,7 +6,8 @@
 import type { ToolEntry } from '../../../contract';
 import type { TraceEvent } from '../../../contract/trace';
 
-export type AppTool = ToolEntry & { ui: NonNullable<ToolEntry['ui']> };
+/** A tool with an app of its own (a `ui://` resource); a tool may have `ui` with only a visibility. */
+export type AppTool = ToolEntry & { ui: NonNullable<ToolEntry['ui']> & { resourceUri: string } };
 
 export function isAppTool(tool: ToolEntry): tool is AppTool {
   return typeof tool.ui?.resourceUri === 'string' && tool.ui.resourceUri.length > 0;

@@ -18,6 +18,7 @@ import { carrierKind } from '../../api/carrier';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { SafeText } from '../../components/SafeText';
+import { isAppTool } from '../../components/app-tool';
 import { BridgeTransport } from './host/bridge-transport';
 import { Devtools } from './host/Devtools';
 import {
@@ -70,7 +71,7 @@ type PendingLink = { verdict: Extract<LinkVerdict, { ok: true }>; resolve(open: 
 
 /** Starts opening an app tool's instance ahead of its AppHost (on selection). */
 export function preloadApp(api: ReturnType<typeof useApi>, tool: ToolEntry): void {
-  if (tool.ui) appInstances(api).preload({ serverId: tool.serverId, uri: tool.ui.resourceUri, tool: tool.name });
+  if (isAppTool(tool)) appInstances(api).preload({ serverId: tool.serverId, uri: tool.ui.resourceUri, tool: tool.name });
 }
 
 function readCssVariable(name: string): string {

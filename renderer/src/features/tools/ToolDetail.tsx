@@ -18,7 +18,7 @@ import { isObject, pathLabel, type JsonSchema } from './schema';
 import { ToolIcon } from './ToolIcon';
 import { UrlElicitationRequired, isUrlElicitationRequired } from '../requests';
 import { AppHost, hostFeed } from '../apps';
-import { VISIBILITY_HINT, visibilityOf } from '../../components/app-tool';
+import { VISIBILITY_HINT, isAppTool, visibilityOf, type AppTool } from '../../components/app-tool';
 import { formatMs, plural } from '../../components/format';
 import { CallErrorView, ToolResultView } from './ToolResultView';
 import { getTasksStore, latestRun, runModes, useTasks } from '../tasks';
@@ -315,7 +315,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
             </div>
           </section>
         </div>
-        {tool.ui && <AppSection tool={tool} session={session} />}
+        {isAppTool(tool) && <AppSection tool={tool} session={session} />}
         <TaskPanel serverId={tool.serverId} serverName={tool.serverName} />
       </Stack>
     </div>
@@ -386,7 +386,7 @@ const ToolHeader = memo(function ToolHeader({ tool }: { tool: ToolEntry }) {
           </Tooltip>
         ))}
         {tool.collidesWith && tool.collidesWith.length > 0 && <CollisionBadge tool={tool} />}
-        {tool.ui && <AppBadge tool={tool} />}
+        <AppBadge tool={tool} />
       </Group>
       {tool.title && tool.title !== tool.originalName && (
         <Text size="sm" fw={500}>
@@ -435,16 +435,18 @@ export function CollisionBadge({ tool, compact = false }: { tool: ToolEntry; com
 
 /** The App badge (and app-only marker) of a tool with a UI, here and in the explorer's rows. */
 export function AppBadge({ tool, compact = false }: { tool: ToolEntry; compact?: boolean }) {
-  const ui = tool.ui;
-  if (!ui) return null;
+  const appOnly = isAppOnly(tool);
+  if (!isAppTool(tool) && !appOnly) return null;
   return (
     <>
-      <Tooltip label={`This tool has an interactive UI (MCP App): ${ui.resourceUri.slice(0, 300)}`} multiline maw={380} openDelay={compact ? 300 : 0}>
-        <Badge size={compact ? 'xs' : 'sm'} variant={compact ? 'outline' : 'light'} color="cyan" px={compact ? 4 : undefined} data-testid="app-badge">
-          App
-        </Badge>
-      </Tooltip>
-      {isAppOnly(tool) && (
+      {isAppTool(tool) && (
+        <Tooltip label={`This tool has an interactive UI (MCP App): ${tool.ui.resourceUri.slice(0, 300)}`} multiline maw={380} openDelay={compact ? 300 : 0}>
+          <Badge size={compact ? 'xs' : 'sm'} variant={compact ? 'outline' : 'light'} color="cyan" px={compact ? 4 : undefined} data-testid="app-badge">
+            App
+          </Badge>
+        </Tooltip>
+      )}
+      {appOnly && (
         <Tooltip label={APP_ONLY_HELP} multiline maw={340} openDelay={compact ? 300 : 0}>
           <Badge size={compact ? 'xs' : 'sm'} variant="light" color="gray" px={compact ? 4 : undefined} data-testid="tool-app-only">
             app-only
@@ -459,7 +461,7 @@ export function AppBadge({ tool, compact = false }: { tool: ToolEntry; compact?:
  * The tool's app, fed from the form: the arguments as partial input while they are edited, the
  * call's arguments as input when it starts, its result (or cancellation) when it ends.
  */
-function AppSection({ tool, session }: { tool: ToolEntry; session: ToolSession | undefined }) {
+function AppSection({ tool, session }: { tool: AppTool; session: ToolSession | undefined }) {
   const feed = useMemo(() => hostFeed(session), [session]);
   return (
     <section className={classes.section} data-testid="tool-app">
@@ -468,7 +470,7 @@ function AppSection({ tool, session }: { tool: ToolEntry; session: ToolSession |
           App
         </Text>
         <Text size="xs" c="dimmed" className="mono" style={{ minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
-          {tool.ui?.resourceUri.slice(0, 300)}
+          {tool.ui.resourceUri.slice(0, 300)}
         </Text>
       </div>
       <div className={classes.sectionBody}>

@@ -203,7 +203,7 @@ function ToolRow({ tool, active, onSelect }: { tool: ToolEntry; active: boolean;
         data-active={active}
         onClick={() => {
           // An app tool's resource starts loading now; the AppHost that mounts claims it.
-          if (tool.ui && !active) preloadApp(api, tool);
+          if (!active) preloadApp(api, tool);
           onSelect(tool.name);
         }}
         data-testid="tool-item"
@@ -218,7 +218,7 @@ function ToolRow({ tool, active, onSelect }: { tool: ToolEntry; active: boolean;
               <SafeText text={tool.name} clip={140} inline />
             </span>
             <span className={classes.rowBadges}>
-              {tool.ui && <AppBadge tool={tool} compact />}
+              <AppBadge tool={tool} compact />
               {tool.collidesWith && tool.collidesWith.length > 0 && <CollisionBadge tool={tool} compact />}
               {annotations.map((a) => (
                 <Tooltip key={a.key} label={a.help} openDelay={300}>
