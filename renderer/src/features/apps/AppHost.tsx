@@ -18,7 +18,6 @@ import { carrierKind } from '../../api/carrier';
 import { useApi } from '../../api/context';
 import { JsonTree } from '../../components/JsonTree';
 import { SafeText } from '../../components/SafeText';
-import { isAppTool } from '../../components/app-tool';
 import { BridgeTransport } from './host/bridge-transport';
 import { Devtools } from './host/Devtools';
 import {
@@ -56,7 +55,6 @@ export interface AppHostProps {
 }
 
 /** What an AppHost hears of a tool's call session (shared with the Apps view). */
-export { hostFeed } from './view/model';
 
 const HOST_INFO = { name: 'Switchboard', version: '0.1.0' };
 const PARTIAL_GAP_MS = 250;
@@ -68,11 +66,6 @@ const PERMISSION_LABEL: Record<AppPermission, string> = { camera: 'camera', micr
 
 type Phase = { state: 'loading' } | { state: 'ready' } | { state: 'error'; message: string } | { state: 'stopped'; message: string };
 type PendingLink = { verdict: Extract<LinkVerdict, { ok: true }>; resolve(open: boolean): void };
-
-/** Starts opening an app tool's instance ahead of its AppHost (on selection). */
-export function preloadApp(api: ReturnType<typeof useApi>, tool: ToolEntry): void {
-  if (isAppTool(tool)) appInstances(api).preload({ serverId: tool.serverId, uri: tool.ui.resourceUri, tool: tool.name });
-}
 
 function readCssVariable(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name);
@@ -144,7 +137,7 @@ export function AppHost(props: AppHostProps) {
       {(phase.state === 'error' || phase.state === 'stopped') && (
         <Alert color={phase.state === 'error' ? 'red' : 'orange'} variant="light" p="xs" title={phase.state === 'error' ? 'The app could not run' : 'The app was stopped'}>
           <Text size="sm" data-testid="app-error">
-            <SafeText text={phase.message} clip={2000} inline />
+            <SafeText text={phase.message} clip={2000} />
           </Text>
           <Button size="compact-xs" variant="light" mt={6} onClick={() => setAttempt((n) => n + 1)} data-testid="app-restart">
             Start it again
