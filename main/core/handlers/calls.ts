@@ -14,7 +14,7 @@ import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
 import { appIdentity } from '../apps/instances';
-import { toolUiOf, visibleToApps } from '../apps/tool-ui';
+import { visibleToApps } from '../apps/tool-ui';
 import type { CatalogTool } from '../catalog/catalog';
 import { currentCatalog } from './catalog';
 import { findConnection, requestErrorDetail, type CoreContext } from './context';
@@ -92,11 +92,11 @@ function assertServerUp(ctx: CoreContext, tool: string, serverId?: string): void
  * tool visible to apps (`_meta.ui.visibility` absent or naming `app`). A refusal is an `app`
  * channel error event and a CoreError; nothing reaches the server.
  */
-function assertAppMayCall(ctx: CoreContext, instanceId: string, entry: CatalogTool, listed: readonly { name: string; _meta?: unknown }[]): void {
+function assertAppMayCall(ctx: CoreContext, instanceId: string, entry: CatalogTool): void {
   const app = ctx.apps.get(instanceId);
   if (!app) throw new CoreError('not-found', `No open app instance "${instanceId}": an app's call needs the app to be open.`);
-  const raw = listed.find((t) => t.name === entry.originalName);
-  const visibility = raw ? toolUiOf(raw).visibility : entry.ui?.visibility;
+  // The catalog keeps a tool's validated visibility even when it has no UI of its own (tool-ui.ts).
+  const visibility = entry.ui?.visibility;
   let reason: string | undefined;
   if (entry.serverId !== app.serverId) reason = `An app may not call tool "${entry.name}": it belongs to another server than the app's ("${app.serverName}").`;
   else if (!visibleToApps(visibility)) {
@@ -130,7 +130,7 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
       assertServerUp(ctx, tool, serverId);
       const entry = resolveName(catalog.tools, catalog.slugs, tool, 'tool', serverId);
       const connection = findConnection(ctx, entry.serverId);
-      if (fromApp) assertAppMayCall(ctx, fromApp.instanceId, entry, connection.serverLists().tools);
+      if (fromApp) assertAppMayCall(ctx, fromApp.instanceId, entry);
       if (callId && active.has(callId)) throw new CoreError('conflict', `A call with id "${callId}" is already running.`);
       const controller = new AbortController();
       if (callId) active.set(callId, controller);
