@@ -189,7 +189,7 @@ export function TimelineCanvas(props: {
 
   // ------------------------------------------------------------------ pointer
 
-  const drag = useRef<{ mode: 'pan' | 'brush'; x0: number; y0: number; t0: number; view0: View; scroll0: number; moved: boolean; id: number } | null>(null);
+  const drag = useRef<{ mode: 'pan' | 'brush'; x0: number; y0: number; t0: number; view0: View; scroll0: number; moved: boolean; id: number; pressed: Hit | null } | null>(null);
 
   const local = (e: { clientX: number; clientY: number }) => {
     const rect = trackRef.current!.getBoundingClientRect();
@@ -205,7 +205,7 @@ export function TimelineCanvas(props: {
     e.currentTarget.setPointerCapture(e.pointerId);
     const { x, y } = local(e);
     const mode = e.shiftKey ? 'brush' : 'pan';
-    drag.current = { mode, x0: x, y0: y, t0: timeAt(x), view0: current.current.vis, scroll0: scrollRef.current?.scrollTop ?? 0, moved: false, id: e.pointerId };
+    drag.current = { mode, x0: x, y0: y, t0: timeAt(x), view0: current.current.vis, scroll0: scrollRef.current?.scrollTop ?? 0, moved: false, id: e.pointerId, pressed: current.current.hover };
     if (mode === 'brush') setSelection({ from: timeAt(x), to: timeAt(x) });
     setHover(null);
   };
@@ -244,7 +244,8 @@ export function TimelineCanvas(props: {
     }
     if (!d.moved) {
       const { x, y } = local(e);
-      const hit = hitTest(current.current.layout, viewport(), x, y);
+      // A live view moves under a still pointer: what the tooltip named at the press is what the click opens.
+      const hit = d.pressed ?? hitTest(current.current.layout, viewport(), x, y);
       if (hit) navigation.showTraffic({ kind: 'seq', seq: hit.kind === 'span' ? hit.span.seq : hit.tick.event.seq });
       else setSelection(null);
     }
