@@ -4,6 +4,7 @@
  * WebSocket) move exactly these shapes; the dispatcher validates arguments against them.
  */
 import { z } from 'zod';
+import { Baseline, DriftStatus, InterfaceDiff, InterfaceRef, InterfaceSnapshot, RecordingId, RecordingRetention, RecordingSummary, RecordingTag, ReplayCandidate, ReplayReport } from './recordings';
 import type { EventName, MethodName } from './names';
 import { CONNECT_ERROR_KINDS, type ErrorDetail } from './errors';
 import { CHANNELS, EVENT_KINDS, type ServerSnapshot, type TraceEvent } from './trace';
@@ -288,7 +289,11 @@ export const RequestAnswer = z.discriminatedUnion('kind', [
 export const LogLevel = z.enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 /** Which trace a query reads: the live one, or a file opened read-only. */
-export const TraceSource = z.string().regex(/^(live|import-\d+)$/).default('live');
+/** live: this session; import-N: a file opened read-only; rec-ID: a recording of the library opened read-only. */
+export const TraceSource = z
+  .string()
+  .regex(/^(live|import-\d+|rec-[A-Za-z0-9][A-Za-z0-9_-]{0,79})$/)
+  .default('live');
 
 export const HistoryEntry = z.object({
   id: z.string(),
@@ -319,6 +324,8 @@ export const AppSettings = z.object({
   auditArgumentValues: z.boolean(),
   /** Electron: sign in through the system browser instead of a Switchboard login window. */
   oauthSystemBrowser: z.boolean(),
+  /** The recordings library's bounds (size and age); the live session is never cut by them. */
+  recordingRetention: RecordingRetention,
 });
 
 export const DiscoveredConfig = z.object({
@@ -733,6 +740,71 @@ export const methods = {
   },
   /** An app's console errors, CSP violations and log notifications, into Logs (source `mcp-app`). */
   appLog: { args: z.object({ instanceId: z.string().min(1).max(64), entries: z.array(AppLogEntry).max(1000) }).strict(), result: z.object({ written: z.number().int() }) },
+  // ------------------------------------------------------------------ recordings (#13)
+  /** The library: every recorded session, newest first, the live one included (`live: true`). `dir` absent: this run records nothing (no data directory). */
+  recordingsList: {
+    args: NoArgs,
+    result: z.object({ recordings: z.array(RecordingSummary), dir: z.string().optional(), totalBytes: z.number(), retention: RecordingRetention }),
+  },
+  /** Opens a recording read-only as a trace source (`rec-ID`; the live session's own is `live`). */
+  recordingOpen: { args: z.object({ id: RecordingId }).strict(), result: z.object({ source: TraceSource, summary: RecordingSummary }) },
+  recordingUpdate: {
+    args: z.object({ id: RecordingId, name: z.string().trim().min(1).max(200).optional(), tags: z.array(RecordingTag).max(20).optional() }).strict(),
+    result: RecordingSummary,
+  },
+  /** Deletes a recording from disk (not the live one: `conflict`). */
+  recordingDelete: { args: z.object({ id: RecordingId }).strict(), result: z.object({ deleted: z.boolean() }) },
+  /** Electron: a save dialog in main, then the trace streamed to that file. Browser mode uses GET /api/trace/export instead (`failed` here). */
+  traceSaveFile: {
+    args: z.object({ format: z.enum(['jsonl', 'har']), source: TraceSource.optional() }).strict(),
+    result: z.object({ saved: z.boolean(), path: z.string().optional(), bytes: z.number().optional() }),
+  },
+  /** Electron: an open dialog in main, then the file streamed in: opened read-only (`into: view`) or added to the library. Browser mode uses the POST routes. */
+  traceOpenFile: {
+    args: z.object({ into: z.enum(['view', 'library']).default('view') }).strict(),
+    result: z.object({
+      opened: z.boolean(),
+      name: z.string().optional(),
+      source: TraceSource.optional(),
+      events: z.number().optional(),
+      servers: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
+      recording: RecordingSummary.optional(),
+      problems: z.array(z.object({ line: z.number(), message: z.string() })).default([]),
+    }),
+  },
+  /** The requests of a trace source that can be sent again (never initialize, notifications or responses). */
+  replayCandidates: {
+    args: z.object({ source: TraceSource, only: z.array(z.string().max(200)).max(50).optional(), seqs: z.array(z.number().int().min(1)).max(5000).optional() }).strict(),
+    result: z.object({ candidates: z.array(ReplayCandidate), tools: z.array(z.string()), total: z.number().int() }),
+  },
+  /**
+   * Sends recorded requests again, to the same server (by name) or `serverId`, and compares.
+   * A tools/call is sent only if its tool is named in `confirmTools` (the person confirmed it); others are skipped, not sent.
+   */
+  replayRun: {
+    args: z
+      .object({
+        source: TraceSource,
+        seqs: z.array(z.number().int().min(1)).max(1000).optional(),
+        only: z.array(z.string().max(200)).max(50).optional(),
+        serverId: ServerId.optional(),
+        confirmTools: z.array(z.string().max(300)).max(1000).default([]),
+        timeoutMs: z.number().int().min(100).max(600_000).optional(),
+      })
+      .strict(),
+    result: ReplayReport,
+  },
+  /** A server's interface now, as pinned, or as a recording saw it. */
+  interfaceSnapshot: { args: z.object({ ref: InterfaceRef }).strict(), result: InterfaceSnapshot },
+  interfaceDiff: {
+    args: z.object({ a: InterfaceRef, b: InterfaceRef }).strict(),
+    result: z.object({ a: InterfaceSnapshot, b: InterfaceSnapshot, diff: InterfaceDiff }),
+  },
+  /** Pins the connected server's interface as its baseline (replacing any earlier one). */
+  baselinePin: { args: z.object({ serverId: ServerId }).strict(), result: Baseline },
+  baselineClear: { args: z.object({ serverId: ServerId }).strict(), result: z.object({ cleared: z.boolean() }) },
+  /** Every server's standing against its baseline. */
+  driftStatus: { args: NoArgs, result: z.array(DriftStatus) },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {
@@ -759,6 +831,10 @@ export const events = {
   signInEnded: z.object({ flowId: z.string(), serverId: ServerId, outcome: z.enum(['completed', 'failed', 'cancelled']), message: z.string().optional() }),
   /** Browser mode: this socket fell behind and `held` pushes since `since` were not sent; query what you show again. */
   resync: z.object({ held: z.number().int(), since: z.number() }),
+  /** A server's drift standing changed (checked on connect and when its lists change). */
+  driftChanged: DriftStatus,
+  /** The library changed (a recording added, renamed, deleted, ended, removed by retention): list it again. */
+  recordingsChanged: z.object({ reason: z.string() }),
 } as const satisfies Record<EventName, z.ZodType>;
 
 // Compile-time proof that names.ts and the schemas list the same things.
@@ -811,6 +887,7 @@ export type AppCspDeclared = z.output<typeof AppCspDeclared>;
 export type AppPermission = z.output<typeof AppPermission>;
 export type AppBridgeMessage = z.output<typeof AppBridgeMessage>;
 export type AppLogEntry = z.output<typeof AppLogEntry>;
+export * from './recordings';
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */
 export type Envelope<T = unknown> = { ok: true; result: T } | { ok: false; error: ContractErrorShape };

@@ -66,9 +66,22 @@ export const METHOD_NAMES = [
   'appClose',
   'appTrace',
   'appLog',
+  'recordingsList',
+  'recordingOpen',
+  'recordingUpdate',
+  'recordingDelete',
+  'traceSaveFile',
+  'traceOpenFile',
+  'replayCandidates',
+  'replayRun',
+  'interfaceSnapshot',
+  'interfaceDiff',
+  'baselinePin',
+  'baselineClear',
+  'driftStatus',
 ] as const;
 
-export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync'] as const;
+export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync', 'driftChanged', 'recordingsChanged'] as const;
 
 export type MethodName = (typeof METHOD_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -32,6 +32,12 @@ import { CALL_MEMORY_FILE, CallMemory } from './store/call-memory';
 import type { SettingsStore } from './store/settings';
 import { TraceHub, type TraceHubOptions } from './trace/hub';
 import { removeOrphanedTraceDirs } from './trace/store';
+import { TraceSources } from './trace/sources';
+import { DriftMonitor } from './drift/monitor';
+import { driftHandlers } from './handlers/drift';
+import { recordingHandlers } from './handlers/recordings';
+import { replayHandlers } from './handlers/replay';
+import type { FileDialogs } from './handlers/context';
 
 export interface CoreOptions {
   settings: SettingsStore;
@@ -58,6 +64,13 @@ export interface CoreOptions {
   connectAtStart?: boolean;
   /** MCP Apps: where sandbox pages are served (browser mode: a second loopback origin; Electron: a scheme). Absent: apps cannot open. */
   appSandbox?: AppSandboxHost;
+  /**
+   * The recordings library (#13). Default: `recordings/` beside a file-backed settings store
+   * (the live session is recorded there); with memory settings, none. `false`: none.
+   */
+  recordings?: { dir: string; kind?: 'app' | 'cli' | 'proxy'; name?: string } | false;
+  /** Electron: save/open dialogs in main for bulk files. */
+  fileDialogs?: FileDialogs;
 }
 
 export interface Core {
@@ -138,7 +151,23 @@ export function createCore(options: CoreOptions): Core {
   }
 
   const apps = new AppInstances(options.appSandbox);
-  const ctx: CoreContext = { settings: options.settings, callMemory, connections, events, logs, trace, audit, carrier: options.carrier, version: options.version, apps };
+  const sources = new TraceSources();
+  const drift = new DriftMonitor({ onChange: (status) => events.emit('driftChanged', status) });
+  const ctx: CoreContext = {
+    settings: options.settings,
+    callMemory,
+    connections,
+    events,
+    logs,
+    trace,
+    audit,
+    carrier: options.carrier,
+    version: options.version,
+    apps,
+    sources,
+    drift,
+    fileDialogs: options.fileDialogs,
+  };
   const trace$ = traceHandlers(ctx);
   const tasks = new TaskRunner({ emit: (payload) => events.emit('taskStatus', payload) });
   const handlers: Handlers = {
@@ -165,6 +194,11 @@ export function createCore(options: CoreOptions): Core {
     snapshots: trace$.snapshots,
     traceExport: trace$.traceExport,
     traceImport: trace$.traceImport,
+    traceSaveFile: trace$.traceSaveFile,
+    traceOpenFile: trace$.traceOpenFile,
+    ...recordingHandlers(ctx),
+    ...replayHandlers(ctx),
+    ...driftHandlers(ctx),
   };
 
   // In the background: the carriers attach and the page loads while these connect.
@@ -211,6 +245,7 @@ export function createCore(options: CoreOptions): Core {
       logs.flush();
       trace.close();
       trace$.closeImports();
+      drift.close();
       tasks.close();
     },
   };
@@ -229,5 +264,5 @@ function defaultSecrets(settings: SettingsStore): SecretStore {
 }
 
 function appSettings(settings: ReturnType<SettingsStore['read']>) {
-  return { auditArgumentValues: settings.auditArgumentValues, oauthSystemBrowser: settings.oauthSystemBrowser };
+  return { auditArgumentValues: settings.auditArgumentValues, oauthSystemBrowser: settings.oauthSystemBrowser, recordingRetention: settings.recordingRetention };
 }

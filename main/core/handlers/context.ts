@@ -11,7 +11,10 @@ import type { EventHub } from '../events';
 import type { LogBus } from '../logs/log-bus';
 import type { CallMemory } from '../store/call-memory';
 import type { SettingsStore } from '../store/settings';
+import type { DriftMonitor } from '../drift/monitor';
+import type { LiveRecording, RecordingLibrary } from '../recordings/library';
 import type { TraceHub } from '../trace/hub';
+import type { TraceSources } from '../trace/sources';
 import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
 
 export interface CoreContext {
@@ -27,6 +30,22 @@ export interface CoreContext {
   version: string;
   /** MCP Apps: the app instances open now (a tool call from an app is checked against its instance). */
   apps: AppInstances;
+  /** Trace sources open besides the live one (imports, recordings). */
+  sources: TraceSources;
+  /** The recordings library; absent when this run has no data directory (memory settings). */
+  recordings?: RecordingLibrary;
+  /** This process's own recording (the live trace, written as it happens). */
+  liveRecording?: LiveRecording;
+  /** Baselines and drift checks on connect. */
+  drift: DriftMonitor;
+  /** Electron: save/open dialogs in main (bulk files never cross the contract). Absent elsewhere. */
+  fileDialogs?: FileDialogs;
+}
+
+/** Main-side file dialogs (Electron). Each answers a path, or undefined when the person cancelled. */
+export interface FileDialogs {
+  save(options: { defaultName: string; filters: { name: string; extensions: string[] }[] }): Promise<string | undefined>;
+  open(options: { filters: { name: string; extensions: string[] }[] }): Promise<string | undefined>;
 }
 
 export function findConnection(ctx: CoreContext, id: string): ServerConnection {

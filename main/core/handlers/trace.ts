@@ -2,7 +2,6 @@
  * Handlers for the trace: queries, single events with their whole payload, snapshots, and
  * export/import. Every one reads a `source`: the live trace, or a file opened read-only.
  */
-import type { ServerConfig } from '../../../contract';
 import type { TraceEvent } from '../../../contract/trace';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
@@ -12,7 +11,7 @@ import { TraceHub } from '../trace/hub';
 import { NotATraceError, importJsonl, textChunks } from '../trace/import-jsonl';
 import type { CoreContext } from './context';
 
-type TraceHandlers = Pick<Handlers, 'traceQuery' | 'traceEvent' | 'snapshots' | 'traceExport' | 'traceImport'>;
+type TraceHandlers = Pick<Handlers, 'traceQuery' | 'traceEvent' | 'snapshots' | 'traceExport' | 'traceImport' | 'traceSaveFile' | 'traceOpenFile'>;
 
 /** An import's answer (the contract's `traceImport` result). */
 export interface TraceImportResult {
@@ -43,24 +42,14 @@ export interface TraceBulk {
 /** An imported trace is read-only: a small window of full events is enough (the rest is read back from its spill file). */
 const IMPORT_WINDOW = 2_000;
 
-interface ImportedTrace {
-  hub: TraceHub;
-  name: string;
-  app: { name: string; version: string };
-  startedAt: number;
-  servers: { id: string; name: string }[];
-  /** The header's server configurations (secrets already removed), for a re-export. */
-  configs: ServerConfig[];
-}
-
 export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(): void; bulk: TraceBulk } {
-  const imports = new Map<string, ImportedTrace>();
+  const imports = ctx.sources;
   let nextImport = 1;
 
   const hubOf = (source = 'live'): TraceHub => {
     if (source === 'live') return ctx.trace;
     const imported = imports.get(source);
-    if (!imported) throw new CoreError('not-found', `No imported trace "${source}" (it may have been closed).`);
+    if (!imported) throw new CoreError('not-found', source.startsWith('rec-') ? `Recording "${source.slice(4)}" is not open (open it from the library).` : `No imported trace "${source}" (it may have been closed).`);
     return imported.hub;
   };
 
@@ -128,11 +117,15 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
       return { filename, mimeType, text: [...chunks].join('') };
     },
     traceImport: async ({ name, text }) => importStream(name, textChunks(text)),
-    bulk: { importStream, exportStream },
-    closeImports: () => {
-      for (const imported of imports.values()) imported.hub.close();
-      imports.clear();
+    // GROUNDWORK STUB: the bulk helper builds these (Electron's main-side dialogs, streamed to and from disk).
+    traceSaveFile: async () => {
+      throw new CoreError('failed', 'Saving to a file from main is not built yet.');
     },
+    traceOpenFile: async () => {
+      throw new CoreError('failed', 'Opening a file from main is not built yet.');
+    },
+    bulk: { importStream, exportStream },
+    closeImports: () => imports.closeAll(),
   };
 }
 

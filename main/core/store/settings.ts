@@ -9,7 +9,7 @@
 import { copyFileSync, existsSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { ServerConfig } from '../../../contract';
+import { RecordingRetention, ServerConfig } from '../../../contract';
 import { formatIssues } from '../errors';
 import { backupPath } from './backup';
 import { CALL_MEMORY_FILE, carryIntoCallMemory, parseCallMemory, type CallMemoryContent } from './call-memory';
@@ -28,6 +28,8 @@ export const SettingsSchema = z.object({
    * is not in it; quitting does not take anyone out.
    */
   connectedServers: z.array(z.string()).default([]),
+  /** The recordings library's bounds (docs/recordings.md): 2 GiB and 30 days unless changed. */
+  recordingRetention: RecordingRetention.default({ maxBytes: 2 * 1024 ** 3, maxAgeDays: 30 }),
 });
 
 export type Settings = z.output<typeof SettingsSchema>;

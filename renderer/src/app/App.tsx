@@ -17,6 +17,7 @@ import { ResourcesView } from '../features/resources/ResourcesView';
 import { ServerSidebar } from '../features/servers/ServerSidebar';
 import { ServerInfoDrawer } from '../features/server-info/ServerInfoDrawer';
 import { TimelineView } from '../features/timeline/TimelineView';
+import { RecordingsView } from '../features/recordings';
 import { ToolsView } from '../features/tools/ToolsView';
 import { TrafficView } from '../features/traffic/TrafficView';
 import { VIEWS, navigation, useNavigation, type View } from '../state/navigation';
@@ -37,6 +38,7 @@ const LABELS: Record<View, string> = {
   timeline: 'Timeline',
   logs: 'Logs',
   auth: 'Auth',
+  recordings: 'Recordings',
 };
 
 export function App({ carrier }: { carrier: CarrierKind }) {
@@ -145,6 +147,9 @@ export function App({ carrier }: { carrier: CarrierKind }) {
           </Tabs.Panel>
           <Tabs.Panel value="auth" pt="md">
             {view('auth', <AuthView servers={servers} />)}
+          </Tabs.Panel>
+          <Tabs.Panel value="recordings" pt="md">
+            {view('recordings', <RecordingsView servers={servers} />)}
           </Tabs.Panel>
         </Tabs>
       </AppShell.Main>

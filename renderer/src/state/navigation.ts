@@ -3,16 +3,20 @@
  * Traffic", "filter Traffic to this second", "open this tool"). A tiny store outside React
  * (`state/store.ts`), read with useNavigation, so views stay decoupled: they publish intents, not props.
  */
+import type { InterfaceRef } from '../../../contract';
 import { Store } from './store';
 import { useStore } from './useStore';
 
-export const VIEWS = ['tools', 'apps', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth'] as const;
+export const VIEWS = ['tools', 'apps', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth', 'recordings'] as const;
 export type View = (typeof VIEWS)[number];
 
 export type TrafficFocus =
   | { kind: 'seq'; seq: number }
   | { kind: 'time'; fromTs: number; toTs: number; servers?: string[] }
   | { kind: 'server'; serverId: string };
+
+/** What the Recordings view should show: the library, a replay of a recording, or a comparison of two interfaces. */
+export type RecordingsFocus = { tab: 'library'; recordingId?: string } | { tab: 'replay'; source: { id: string; name: string } } | { tab: 'compare'; a?: InterfaceRef; b?: InterfaceRef };
 
 export interface NavigationState {
   view: View;
@@ -26,6 +30,8 @@ export interface NavigationState {
   resource?: { serverId: string; uri: string; nonce: number };
   /** The trace the Traffic/Charts/Timeline views read: live, or an imported file (read-only). */
   source: { id: string; name: string };
+  /** A request for the Recordings view, consumed when it shows. */
+  recordings?: RecordingsFocus & { nonce: number };
   /** The server the sidebar has selected (filters views that offer per-server scope). */
   serverId?: string;
 }
@@ -53,6 +59,10 @@ export const navigation = {
   /** The Auth view, on one server. */
   showAuth(serverId: string): void {
     state.patch({ view: 'auth', auth: { serverId, nonce: ++nonce } });
+  },
+  /** The Recordings view: its library, a replay, or a comparison (drift: baseline vs now). */
+  showRecordings(focus: RecordingsFocus): void {
+    state.patch({ view: 'recordings', recordings: { ...focus, nonce: ++nonce } });
   },
   selectServer(serverId: string | undefined): void {
     state.patch({ serverId });

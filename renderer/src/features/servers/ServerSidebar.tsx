@@ -6,6 +6,7 @@ import type { ClientFormat, LastCheck, ServerConfig, ServerStatus } from '../../
 import { useApi } from '../../api/context';
 import { copyText } from '../../components/download';
 import { useSignInAction, useSignIns } from '../auth';
+import { DriftBadge } from '../drift';
 import { navigation, useNavigation } from '../../state/navigation';
 import { ImportModal } from './ImportModal';
 import { bulkConnect } from './bulk-connect';
@@ -196,6 +197,7 @@ function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatu
             </Badge>
           </Tooltip>
         )}
+        <DriftBadge serverId={server.id} />
         <Menu position="bottom-end" withinPortal>
           <Menu.Target>
             <ActionIcon size="sm" variant="subtle" aria-label={`Actions for ${server.name}`} onClick={(e) => e.stopPropagation()} data-testid="server-menu">

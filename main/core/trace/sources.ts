@@ -1,0 +1,50 @@
+/**
+ * The trace sources open besides the live one: files opened read-only (`import-N`) and
+ * recordings of the library (`rec-ID`). Every trace handler reads its `source` through this.
+ */
+import type { ServerConfig } from '../../../contract';
+import type { TraceHub } from './hub';
+
+export interface OpenedTrace {
+  hub: TraceHub;
+  /** What the person opened: the file's name, or the recording's. */
+  name: string;
+  app: { name: string; version: string };
+  startedAt: number;
+  servers: { id: string; name: string }[];
+  /** The header's server configurations (secrets already removed), for a re-export. */
+  configs: ServerConfig[];
+}
+
+export class TraceSources {
+  private readonly opened = new Map<string, OpenedTrace>();
+
+  get(source: string): OpenedTrace | undefined {
+    return this.opened.get(source);
+  }
+
+  /** Registers a source (closing whatever was open under that name before). */
+  set(source: string, trace: OpenedTrace): void {
+    const before = this.opened.get(source);
+    if (before && before.hub !== trace.hub) before.hub.close();
+    this.opened.set(source, trace);
+  }
+
+  /** Closes and forgets one; false when it was not open. */
+  close(source: string): boolean {
+    const trace = this.opened.get(source);
+    if (!trace) return false;
+    trace.hub.close();
+    this.opened.delete(source);
+    return true;
+  }
+
+  keys(): string[] {
+    return [...this.opened.keys()];
+  }
+
+  closeAll(): void {
+    for (const trace of this.opened.values()) trace.hub.close();
+    this.opened.clear();
+  }
+}

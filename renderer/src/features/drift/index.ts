@@ -1,0 +1,2 @@
+export { ComparePanel } from './ComparePanel';
+export { DriftBadge } from './DriftBadge';

@@ -1,0 +1,1 @@
+export { RecordingsView } from './RecordingsView';

@@ -1,0 +1,1 @@
+export { ReplayPanel } from './ReplayPanel';
