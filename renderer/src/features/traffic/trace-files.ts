@@ -74,3 +74,13 @@ export function pickAndImportTrace(api: Api): void {
   document.body.append(input);
   input.click();
 }
+
+/**
+ * Adds a JSONL trace file to the recordings library (browser mode: POST /api/recordings/import;
+ * Electron: `traceOpenFile({ into: 'library' })`); answers the new recording's summary, or undefined after a notification.
+ * GROUNDWORK STUB: the bulk helper builds it.
+ */
+export async function importRecordingFile(_api: Api, file?: File): Promise<import('../../../../contract').RecordingSummary | undefined> {
+  notifications.show({ color: 'red', title: `Could not import ${file?.name ?? 'the file'}`, message: 'Importing into the library is not built yet.' });
+  return undefined;
+}
