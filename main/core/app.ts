@@ -87,6 +87,10 @@ export interface Core {
   readonly auth: AuthService;
   /** Trace files in and out as streams (browser mode's HTTP routes), outside the contract. */
   readonly traceBulk: TraceBulk;
+  /** The recordings library (#13); absent without a data directory. */
+  readonly recordings?: RecordingLibrary;
+  /** This session's own recording, written as events happen. */
+  readonly liveRecording?: LiveRecording;
   shutdown(): Promise<void>;
 }
 
@@ -258,6 +262,8 @@ export function createCore(options: CoreOptions): Core {
     callMemory,
     auth,
     traceBulk: trace$.bulk,
+    recordings: recordings?.library,
+    liveRecording,
     shutdown: async () => {
       stopping = true;
       apps.closeAll();

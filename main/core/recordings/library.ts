@@ -49,6 +49,8 @@ export interface LiveRecording {
   readonly storeOptions: TraceStoreOptions;
   /** Writes and fsyncs what is pending now. */
   flush(): void;
+  /** Events handed to the recording, written to its files (safe from kill -9), and fsynced (safe from power loss). */
+  progress(): { events: number; written: number; synced: number };
   /** Ends it cleanly (`ended: clean`). */
   close(): void;
 }
@@ -120,6 +122,11 @@ class Live implements LiveRecording {
   flush(): void {
     this.writer.flush();
     this.writer.sync();
+  }
+
+  progress(): { events: number; written: number; synced: number } {
+    const { events, written, synced } = this.writer.stats;
+    return { events, written, synced };
   }
 
   close(): void {
