@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -309,5 +309,36 @@ describe('RecordingLibrary', () => {
     expect(library.get(live.id)).toMatchObject({ live: true, events: 140 });
     hub.close();
     live.close();
+  });
+
+  it('rebuilds a lost meta file from the events header and repairs the recording; a hostile index cannot make it allocate', async () => {
+    const library = new RecordingLibrary({ dir: root });
+    const { hub, live } = startSession(library);
+    for (let i = 0; i < 100; i++) hub.record(rpc(i));
+    live.flush();
+    hub.store.close();
+    const dir = join(library.dir, live.id);
+    rmSync(join(dir, 'recording.json'));
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, EVENTS_FILE), old, old);
+    const again = new RecordingLibrary({ dir: root });
+    expect(again.recover().repaired).toEqual([live.id]);
+    expect(again.get(live.id)).toMatchObject({ ended: 'unexpected', events: 100, servers: [{ id: 'a', name: 'server a' }] });
+    expect(again.get(live.id)!.notes.join(' ')).toMatch(/rebuilt from the events file/);
+
+    // A record naming a 3 GB line at offset 0: read back as a stub saying why, nothing allocated.
+    const record = Buffer.alloc(INDEX_RECORD);
+    record.writeDoubleLE(0, 0);
+    record.writeUInt32LE(3_000_000_000, 16);
+    const fd = openSync(join(dir, INDEX_FILE), 'r+');
+    writeSync(fd, record, 0, INDEX_RECORD, 5 * INDEX_RECORD);
+    closeSync(fd);
+    const opened = await again.open(live.id);
+    try {
+      expect(opened.hub.store.get(6)!.text).toMatch(/event not available: the recording could not be read/);
+      expect(opened.hub.store.get(7)!.body).toEqual(rpc(6).body);
+    } finally {
+      opened.hub.close();
+    }
   });
 });

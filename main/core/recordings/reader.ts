@@ -9,7 +9,7 @@ import { LIMITS, boundDepth, depthOf } from '../../../contract/bounded-json';
 import type { TraceEvent } from '../../../contract/trace';
 import { topLevelValue } from '../trace/import-jsonl';
 import { EVENT_DEPTH, type BlobRef, type IndexColumns, type IndexRow, type TraceBacking, type TraceSink } from '../trace/store';
-import { BLOBS_FILE, EVENTS_FILE, HEADER_MAX_BYTES, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, STRINGS_MAX_BYTES, TABLES, decodeRow, emptyRow, type TableLetter } from './format';
+import { BLOBS_FILE, BLOB_MAX_BYTES, EVENTS_FILE, HEADER_MAX_BYTES, INDEX_FILE, LINE_MAX_BYTES, MAX_EVENTS, INDEX_RECORD, STRINGS_FILE, STRINGS_MAX_BYTES, TABLES, decodeRow, emptyRow, type TableLetter } from './format';
 
 /** Index records read per chunk at open (memory: this many bytes at a time, not the whole index). */
 const INDEX_CHUNK = 4 * 1024 * 1024 - ((4 * 1024 * 1024) % INDEX_RECORD);
@@ -150,6 +150,7 @@ export class RecordingFiles implements TraceSink {
 
   readEvent(offset: number, length: number): { event: TraceEvent; blob?: BlobRef } {
     if (offset < 0 || offset + length > this.eventsSize) throw new Error(`the index points past the end of ${EVENTS_FILE}`);
+    if (length > LINE_MAX_BYTES) throw new Error(`the index names a line of ${length} bytes, more than an event line may have`);
     const buffer = Buffer.alloc(length);
     const read = readSync(this.eventsFd, buffer, 0, length, offset);
     if (read !== length) throw new Error(`${length - read} bytes missing at ${offset}`);
@@ -158,6 +159,7 @@ export class RecordingFiles implements TraceSink {
 
   readBlob(blob: BlobRef): string {
     if (this.blobsFd === undefined || blob.offset + blob.length > this.blobsSize) throw new Error('no such payload in the recording');
+    if (blob.length > BLOB_MAX_BYTES) throw new Error(`the payload is ${blob.length} bytes, more than ${BLOB_MAX_BYTES} read back whole`);
     const buffer = Buffer.alloc(blob.length);
     readSync(this.blobsFd, buffer, 0, blob.length, blob.offset);
     return buffer.toString('utf8');
@@ -285,7 +287,8 @@ export function openBacking(dir: string): { backing: TraceBacking; header: Recor
     let columns: IndexColumns;
     let count: number;
     try {
-      count = Math.floor(fstatSync(indexFd).size / INDEX_RECORD);
+      // Every event is a line of at least two bytes: an index naming more is damaged (or hostile).
+      count = Math.min(Math.floor(fstatSync(indexFd).size / INDEX_RECORD), Math.floor(files.bytes() / 2), MAX_EVENTS);
       columns = readIndexColumns(indexFd, count);
     } finally {
       closeSync(indexFd);

@@ -4,7 +4,7 @@
  * and the files are fsynced every SYNC_INTERVAL_MS. Every line, payload and the header go through
  * the redaction net first: no secret reaches disk.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerConfig } from '../../../contract';
 import { safeStringify } from '../../../contract/bounded-json';
@@ -80,6 +80,7 @@ export class RecordingWriter implements TraceSink {
   private dirty = false;
   private writing = false;
   private headerFinished = false;
+  private syncing = false;
   readonly stats: WriterStats = { events: 0, written: 0, synced: 0, errors: 0, bytes: 0 };
 
   constructor(
@@ -99,7 +100,7 @@ export class RecordingWriter implements TraceSink {
     this.stats.bytes = line.length;
     if (options.timers !== false) {
       const write = setInterval(() => this.flush(), WRITE_INTERVAL_MS);
-      const sync = setInterval(() => this.sync(), SYNC_INTERVAL_MS);
+      const sync = setInterval(() => this.syncInBackground(), SYNC_INTERVAL_MS);
       write.unref();
       sync.unref();
       this.timers.push(write, sync);
@@ -245,7 +246,7 @@ export class RecordingWriter implements TraceSink {
     this.write();
   }
 
-  /** fsync of every file written since the last one. Never throws. */
+  /** fsync of every file written since the last one, now (the end of a session, a flush asked for). Never throws. */
   sync(): void {
     if (this.closed) return;
     if (this.dirty) {
@@ -257,6 +258,44 @@ export class RecordingWriter implements TraceSink {
         this.fail(`the recording could not be synced to disk: ${message(error)}`);
       }
     }
+    this.afterSync();
+  }
+
+  /**
+   * The periodic fsync, on libuv's thread pool: the event loop (and the append path) never waits
+   * for the disk. `stats.synced` moves when every file's fsync has finished.
+   */
+  private syncInBackground(): void {
+    if (this.closed || this.syncing) return;
+    this.flush();
+    if (!this.dirty) {
+      this.afterSync();
+      return;
+    }
+    this.syncing = true;
+    this.dirty = false;
+    const written = this.stats.written;
+    const fds = [this.stringsFd, this.eventsFd, this.indexFd, this.blobsFd].filter((fd): fd is number => fd !== undefined);
+    let left = fds.length;
+    let failure: unknown;
+    for (const fd of fds) {
+      fsync(fd, (error) => {
+        if (error && !this.closed) failure ??= error;
+        if (--left > 0) return;
+        this.syncing = false;
+        if (this.closed) return;
+        if (failure) {
+          this.dirty = true;
+          this.fail(`the recording could not be synced to disk: ${message(failure)}`);
+          return;
+        }
+        this.stats.synced = Math.max(this.stats.synced, written);
+        this.afterSync();
+      });
+    }
+  }
+
+  private afterSync(): void {
     try {
       this.options.onSync?.(this.stats);
     } catch {
