@@ -4,7 +4,7 @@
  * and the files are fsynced every SYNC_INTERVAL_MS. Every line, payload and the header go through
  * the redaction net first: no secret reaches disk.
  */
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerConfig } from '../../../contract';
 import { safeStringify } from '../../../contract/bounded-json';
@@ -13,7 +13,7 @@ import { Interner } from '../trace/columns';
 import { TRACE_FORMAT, TRACE_FORMAT_VERSION, eventLine, redactConfig, type TraceHeader } from '../trace/export-jsonl';
 import { CHANNEL_ID, EVENT_DEPTH, FLAG_ERROR, KIND_ID, type BlobRef, type TraceSink } from '../trace/store';
 import { BLOBS_FILE, EVENTS_FILE, HEADER_RESERVE, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, encodeRow, emptyRow, type TableLetter } from './format';
-import { parseRecordedLine } from './reader';
+import { readBlobAt, readEventAt } from './reader';
 
 /** Queued lines are written at least this often. */
 export const WRITE_INTERVAL_MS = 200;
@@ -172,17 +172,11 @@ export class RecordingWriter implements TraceSink {
 
   readEvent(offset: number, length: number): { event: TraceEvent; blob?: BlobRef } {
     if (offset + length > this.eventsSize) this.write();
-    const buffer = Buffer.alloc(length);
-    const read = readSync(this.eventsFd, buffer, 0, length, offset);
-    if (read !== length) throw new Error(`${length - read} bytes missing at ${offset}`);
-    return parseRecordedLine(buffer.toString('utf8'));
+    return readEventAt(this.eventsFd, offset, length, this.eventsSize);
   }
 
   readBlob(blob: BlobRef): string {
-    if (this.blobsFd === undefined || blob.offset + blob.length > this.blobsSize) throw new Error('no such payload in the recording');
-    const buffer = Buffer.alloc(blob.length);
-    readSync(this.blobsFd, buffer, 0, blob.length, blob.offset);
-    return buffer.toString('utf8');
+    return readBlobAt(this.blobsFd, blob, this.blobsSize);
   }
 
   /** Writes what is queued (the store's waiting events first) and fsyncs: the end of a session, or a flush asked for. */
