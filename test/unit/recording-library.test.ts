@@ -9,6 +9,7 @@ import { RecordingLibrary, type LiveRecordingStart } from '../../main/core/recor
 import { importJsonl } from '../../main/core/trace/import-jsonl';
 import { TraceHub } from '../../main/core/trace/hub';
 import { Redactor } from '../../main/core/trace/redact';
+import { boundDepth } from '../../contract/bounded-json';
 import { scrubber } from '../../main/core/trace/export-jsonl';
 
 const SECRET = 'sk-live-0123456789abcdef';
@@ -340,5 +341,25 @@ describe('RecordingLibrary', () => {
     } finally {
       opened.hub.close();
     }
+  });
+
+  it('the live durable store reads events that left its window back from the recording: whole, a deep body byte for byte', () => {
+    const library = new RecordingLibrary({ dir: root });
+    const { hub, live } = startSession(library);
+    const depth = 10_000;
+    const raw = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    hub.record({ server: 'a', channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', raw, body: boundDepth(JSON.parse(raw), 64), bytes: raw.length });
+    for (let i = 0; i < 1_000; i++) hub.record(rpc(i));
+    const store = hub.store;
+    expect(store.get(1)!.raw).toBe(raw);
+    expect(store.get(2)!.body).toEqual(rpc(0).body);
+    expect(store.get(500)!.body).toEqual(rpc(498).body);
+    // Also before the writer's own timer ran: read back straight after the batch was queued.
+    hub.record(rpc(5_000));
+    for (let i = 0; i < 200; i++) hub.record(rpc(i));
+    expect(store.get(1_002)!.body).toEqual(rpc(5_000).body);
+    expect(store.query({ text: 'm498' }).events.map((e) => e.seq)).toEqual([500]);
+    hub.close();
+    live.close();
   });
 });

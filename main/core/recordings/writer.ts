@@ -88,7 +88,7 @@ export class RecordingWriter implements TraceSink {
     private readonly options: RecordingWriterOptions,
   ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.eventsFd = openSync(join(dir, EVENTS_FILE), 'wx', 0o600);
+    this.eventsFd = openSync(join(dir, EVENTS_FILE), 'wx+', 0o600);
     this.indexFd = openSync(join(dir, INDEX_FILE), 'wx', 0o600);
     this.stringsFd = openSync(join(dir, STRINGS_FILE), 'wx', 0o600);
     this.refreshScrub();
