@@ -362,4 +362,28 @@ describe('RecordingLibrary', () => {
     hub.close();
     live.close();
   });
+
+  it("a reopened recording resolves an exchange's channel from its response and filters by exchange (its strings read only then)", async () => {
+    const library = new RecordingLibrary({ dir: root });
+    const { hub, live } = startSession(library);
+    for (let x = 0; x < 500; x++) {
+      hub.record({ server: 'h', channel: 'post-json', kind: 'http-request', dir: 'out', exchange: `ex-${x}`, http: { method: 'POST', url: 'http://127.0.0.1/mcp' } });
+      hub.record({ server: 'h', channel: x % 2 ? 'post-sse' : 'post-json', kind: 'http-response', dir: 'in', exchange: `ex-${x}`, http: { status: x % 10 === 0 ? 500 : 200 } });
+    }
+    hub.close();
+    live.close();
+    const opened = await library.open(live.id);
+    try {
+      const store = opened.hub.store;
+      expect(store.get(3)!.channel).toBe('post-sse');
+      expect(store.get(1)!.channel).toBe('post-json');
+      expect(store.query({ channels: ['post-sse'], limit: 5_000 }).events).toHaveLength(500);
+      expect(store.query({ exchange: 'ex-321' }).events.map((e) => e.seq)).toEqual([643, 644]);
+      expect(store.query({ exchange: 'nope' }).events).toEqual([]);
+      expect(store.query({ statusClass: [5], limit: 5_000 }).events).toHaveLength(50);
+      expect(store.query({ errorsOnly: true, limit: 5_000 }).events.map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i * 20 + 2));
+    } finally {
+      opened.hub.close();
+    }
+  });
 });

@@ -6,6 +6,7 @@
  *   index.bin       one fixed-width record (INDEX_RECORD bytes) an event: where its line is, and
  *                   the columns the trace store filters on, strings as interned ids
  *   strings.jsonl   the interned strings, append-only: `[table, value]` a line, ids in order per table
+ *   exchanges.jsonl the same for the exchange table (`["x", value]`), apart because it is large
  *   payloads.bin    payloads above the preview size, whole (the event line says where: `payloadRef`)
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -18,8 +19,10 @@ export const META_FILE = 'recording.json';
 export const EVENTS_FILE = 'events.jsonl';
 export const INDEX_FILE = 'index.bin';
 export const STRINGS_FILE = 'strings.jsonl';
+/** The exchange table of the strings, apart: one an HTTP exchange (millions in a long session), read only when a filter names one. */
+export const EXCHANGES_FILE = 'exchanges.jsonl';
 export const BLOBS_FILE = 'payloads.bin';
-export const RECORDING_FILES = [META_FILE, EVENTS_FILE, INDEX_FILE, STRINGS_FILE, BLOBS_FILE] as const;
+export const RECORDING_FILES = [META_FILE, EVENTS_FILE, INDEX_FILE, STRINGS_FILE, EXCHANGES_FILE, BLOBS_FILE] as const;
 
 export const RECORDING_FORMAT = 'switchboard-recording';
 export const RECORDING_FORMAT_VERSION = 1;

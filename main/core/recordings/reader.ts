@@ -9,7 +9,7 @@ import { LIMITS, boundDepth, depthOf } from '../../../contract/bounded-json';
 import type { TraceEvent } from '../../../contract/trace';
 import { topLevelValue } from '../trace/import-jsonl';
 import { EVENT_DEPTH, type BlobRef, type IndexColumns, type IndexRow, type TraceBacking, type TraceSink } from '../trace/store';
-import { BLOBS_FILE, BLOB_MAX_BYTES, EVENTS_FILE, HEADER_MAX_BYTES, INDEX_FILE, LINE_MAX_BYTES, MAX_EVENTS, INDEX_RECORD, STRINGS_FILE, STRINGS_MAX_BYTES, TABLES, decodeRow, emptyRow, type TableLetter } from './format';
+import { BLOBS_FILE, BLOB_MAX_BYTES, EVENTS_FILE, HEADER_MAX_BYTES, INDEX_FILE, LINE_MAX_BYTES, MAX_EVENTS, INDEX_RECORD, EXCHANGES_FILE, STRINGS_FILE, STRINGS_MAX_BYTES, TABLES, decodeRow, emptyRow, type TableLetter } from './format';
 
 /** Index records read per chunk at open (memory: this many bytes at a time, not the whole index). */
 const INDEX_CHUNK = 4 * 1024 * 1024 - ((4 * 1024 * 1024) % INDEX_RECORD);
@@ -300,7 +300,24 @@ export function openBacking(dir: string): { backing: TraceBacking; header: Recor
     } finally {
       closeSync(indexFd);
     }
-    return { backing: { sink: files, count, strings: tables, columns: () => columns }, header };
+    let exchanges: string[] | undefined;
+    const readExchanges = (): string[] => {
+      if (exchanges) return exchanges;
+      exchanges = tables.exchanges;
+      try {
+        const fd = openSync(join(dir, EXCHANGES_FILE), 'r');
+        try {
+          // concat, not a spread: there may be millions.
+          exchanges = exchanges.concat(readStrings(fd).tables.exchanges);
+        } finally {
+          closeSync(fd);
+        }
+      } catch {
+        /* none recorded */
+      }
+      return exchanges;
+    };
+    return { backing: { sink: files, count, strings: tables, exchanges: readExchanges, columns: () => columns }, header };
   } catch (error) {
     files.close();
     throw error;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { isErrorEvent, type TraceEvent } from '../../../contract/trace';
 import { Interner } from '../trace/columns';
 import { CHANNEL_ID, FLAG_ERROR, KIND_ID, type IndexRow } from '../trace/store';
-import { EVENTS_FILE, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, TABLES, emptyRow, encodeRow, readMeta, writeMeta, type RecordingMeta, type TableLetter } from './format';
+import { EVENTS_FILE, EXCHANGES_FILE, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, TABLES, emptyRow, encodeRow, readMeta, writeMeta, type RecordingMeta, type TableLetter } from './format';
 import { parseRecordedLine, readHeader, readIndex, readStrings } from './reader';
 import { recordingBytes } from './sizes';
 
@@ -35,12 +35,16 @@ export function repairRecording(dir: string): RepairResult {
   const eventsFd = openSync(join(dir, EVENTS_FILE), 'r+');
   const indexFd = openSync(join(dir, INDEX_FILE), 'a+');
   const stringsFd = openSync(join(dir, STRINGS_FILE), 'a+');
+  const exchangesFd = openSync(join(dir, EXCHANGES_FILE), 'a+');
   try {
     const header = readHeader(eventsFd);
     const eventsSize = fstatSync(eventsFd).size;
     // Strings: whole lines only (a torn one is cut off; an id it would have named is re-interned below).
     const strings = readStrings(stringsFd);
     if (strings.validBytes < fstatSync(stringsFd).size) ftruncateSync(stringsFd, strings.validBytes);
+    const exchangeFile = readStrings(exchangesFd);
+    if (exchangeFile.validBytes < fstatSync(exchangesFd).size) ftruncateSync(exchangesFd, exchangeFile.validBytes);
+    strings.tables.exchanges = strings.tables.exchanges.concat(exchangeFile.tables.exchanges);
     const interners: Record<TableLetter, Interner> = { s: new Interner(), m: new Interner(), x: new Interner(), e: new Interner() };
     for (const letter of Object.keys(TABLES) as TableLetter[]) for (const value of strings.tables[TABLES[letter]]) interners[letter].id(value);
     const known: Record<TableLetter, number> = { s: strings.tables.servers.length, m: strings.tables.methods.length, x: strings.tables.exchanges.length, e: strings.tables.sessions.length };
@@ -71,11 +75,15 @@ export function repairRecording(dir: string): RepairResult {
     const out = Buffer.alloc(INDEX_RECORD * 4096);
     let outUsed = 0;
     let newStrings: string[] = [];
+    let newExchanges: string[] = [];
     const flushOut = () => {
       if (newStrings.length) {
-        const text = Buffer.from(newStrings.join(''), 'utf8');
-        writeSync(stringsFd, text);
+        writeSync(stringsFd, Buffer.from(newStrings.join(''), 'utf8'));
         newStrings = [];
+      }
+      if (newExchanges.length) {
+        writeSync(exchangesFd, Buffer.from(newExchanges.join(''), 'utf8'));
+        newExchanges = [];
       }
       if (outUsed) writeSync(indexFd, out, 0, outUsed);
       outUsed = 0;
@@ -84,7 +92,7 @@ export function repairRecording(dir: string): RepairResult {
       if (value === undefined || value === '' || typeof value !== 'string') return 0;
       const had = interners[letter].lookup(value);
       if (had !== undefined) return had;
-      newStrings.push(JSON.stringify([letter, value]) + '\n');
+      (letter === 'x' ? newExchanges : newStrings).push(JSON.stringify([letter, value]) + '\n');
       return interners[letter].id(value);
     };
     const row: IndexRow = emptyRow();
@@ -158,11 +166,12 @@ export function repairRecording(dir: string): RepairResult {
     closeSync(eventsFd);
     closeSync(indexFd);
     closeSync(stringsFd);
+    closeSync(exchangesFd);
     repaired.bytes = recordingBytes(dir);
     writeMeta(dir, repaired);
     return { meta: repaired, reindexed, droppedRecords, droppedBytes };
   } catch (error) {
-    for (const fd of [eventsFd, indexFd, stringsFd]) {
+    for (const fd of [eventsFd, indexFd, stringsFd, exchangesFd]) {
       try {
         closeSync(fd);
       } catch {

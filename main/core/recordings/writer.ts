@@ -12,7 +12,7 @@ import { isErrorEvent, type TraceEvent } from '../../../contract/trace';
 import { Interner } from '../trace/columns';
 import { TRACE_FORMAT, TRACE_FORMAT_VERSION, eventLine, redactConfig, type TraceHeader } from '../trace/export-jsonl';
 import { CHANNEL_ID, EVENT_DEPTH, FLAG_ERROR, KIND_ID, type BlobRef, type TraceSink } from '../trace/store';
-import { BLOBS_FILE, EVENTS_FILE, HEADER_RESERVE, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, encodeRow, emptyRow, type TableLetter } from './format';
+import { BLOBS_FILE, EVENTS_FILE, EXCHANGES_FILE, HEADER_RESERVE, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, encodeRow, emptyRow, type TableLetter } from './format';
 import { readBlobAt, readEventAt } from './reader';
 
 /** Queued lines are written at least this often. */
@@ -59,6 +59,7 @@ export class RecordingWriter implements TraceSink {
   private readonly eventsFd: number;
   private readonly indexFd: number;
   private readonly stringsFd: number;
+  private readonly exchangesFd: number;
   private blobsFd: number | undefined;
   private eventsSize = 0;
   private indexSize = 0;
@@ -70,6 +71,8 @@ export class RecordingWriter implements TraceSink {
   private rows = Buffer.alloc(INDEX_RECORD * 1024);
   private rowsUsed = 0;
   private strings: string[] = [];
+  private exchangeLines: string[] = [];
+  private exchangesSize = 0;
   private readonly interners: Record<TableLetter, Interner> = { s: new Interner(), m: new Interner(), x: new Interner(), e: new Interner() };
   private readonly row = emptyRow();
   private readonly drains: (() => void)[] = [];
@@ -91,6 +94,7 @@ export class RecordingWriter implements TraceSink {
     this.eventsFd = openSync(join(dir, EVENTS_FILE), 'wx+', 0o600);
     this.indexFd = openSync(join(dir, INDEX_FILE), 'wx', 0o600);
     this.stringsFd = openSync(join(dir, STRINGS_FILE), 'wx', 0o600);
+    this.exchangesFd = openSync(join(dir, EXCHANGES_FILE), 'wx', 0o600);
     this.refreshScrub();
     const header = this.headerText(options.servers, 0);
     const line = Buffer.from(header + ' '.repeat(HEADER_RESERVE) + '\n', 'utf8');
@@ -195,7 +199,7 @@ export class RecordingWriter implements TraceSink {
     this.sync();
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
-    for (const fd of [this.eventsFd, this.indexFd, this.stringsFd, this.blobsFd]) {
+    for (const fd of [this.eventsFd, this.indexFd, this.stringsFd, this.exchangesFd, this.blobsFd]) {
       if (fd === undefined) continue;
       try {
         closeSync(fd);
@@ -245,7 +249,7 @@ export class RecordingWriter implements TraceSink {
     if (this.closed) return;
     if (this.dirty) {
       try {
-        for (const fd of [this.stringsFd, this.eventsFd, this.indexFd, this.blobsFd]) if (fd !== undefined) fsyncSync(fd);
+        for (const fd of [this.stringsFd, this.exchangesFd, this.eventsFd, this.indexFd, this.blobsFd]) if (fd !== undefined) fsyncSync(fd);
         this.stats.synced = this.stats.written;
         this.dirty = false;
       } catch (error) {
@@ -269,7 +273,7 @@ export class RecordingWriter implements TraceSink {
     this.syncing = true;
     this.dirty = false;
     const written = this.stats.written;
-    const fds = [this.stringsFd, this.eventsFd, this.indexFd, this.blobsFd].filter((fd): fd is number => fd !== undefined);
+    const fds = [this.stringsFd, this.exchangesFd, this.eventsFd, this.indexFd, this.blobsFd].filter((fd): fd is number => fd !== undefined);
     let left = fds.length;
     let failure: unknown;
     for (const fd of fds) {
@@ -311,6 +315,12 @@ export class RecordingWriter implements TraceSink {
         this.stringsSize += strings.length;
         this.strings = [];
       }
+      if (this.exchangeLines.length) {
+        const exchanges = Buffer.from(this.exchangeLines.join(''), 'utf8');
+        writeSync(this.exchangesFd, exchanges, 0, exchanges.length, this.exchangesSize);
+        this.exchangesSize += exchanges.length;
+        this.exchangeLines = [];
+      }
       const events = Buffer.from(this.lines.join(''), 'utf8');
       writeSync(this.eventsFd, events, 0, events.length, this.eventsSize);
       this.eventsSize += events.length;
@@ -338,7 +348,7 @@ export class RecordingWriter implements TraceSink {
     if (known !== undefined) return known;
     const id = interner.id(value);
     const line = this.scrub(JSON.stringify([table, value])) + '\n';
-    this.strings.push(line);
+    (table === 'x' ? this.exchangeLines : this.strings).push(line);
     this.stats.bytes += Buffer.byteLength(line);
     return id;
   }

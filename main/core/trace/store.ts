@@ -62,6 +62,8 @@ export interface TraceBacking {
   sink: TraceSink;
   count: number;
   strings: { servers: string[]; methods: string[]; exchanges: string[]; sessions: string[] };
+  /** All the exchange strings (id 1 first), read when first needed (a filter naming an exchange); default `strings.exchanges`. */
+  exchanges?(): string[];
   /** Every event's columns (`count` long), in seq order; the store takes the arrays as they are. */
   columns(): IndexColumns;
 }
@@ -212,6 +214,8 @@ export class TraceStore {
   private limitReported = false;
   private readonly sink: TraceSink | undefined;
   private readonly readOnly: boolean;
+  /** Read-only mode: the recording's exchange strings, read on first use (its ids are kept as they are: one an HTTP exchange, often millions). */
+  private backingExchanges: (() => string[]) | undefined;
 
   /** Time base: wall clock at start plus a monotonic offset, for sub-millisecond precision that never runs backwards. */
   private readonly wallBase = Date.now();
@@ -386,6 +390,12 @@ export class TraceStore {
 
   // -------------------------------------------------------------------------------------
 
+  private exchangeId(value: string): number | undefined {
+    if (!this.backingExchanges) return this.exchanges.lookup(value);
+    const at = this.backingExchanges().indexOf(value);
+    return at < 0 ? undefined : at + 1;
+  }
+
   private resolvedChannel(index: number): Channel {
     const exchange = this.exchangeCol.get(index);
     const channel = exchange ? (this.exchangeChannel.get(exchange) ?? this.channelCol.get(index)) : this.channelCol.get(index);
@@ -398,7 +408,7 @@ export class TraceStore {
     const methods = ids(q.methods, this.methods);
     const channels = q.channels ? new Set(q.channels.map((c) => CHANNEL_ID.get(c) ?? -1)) : undefined;
     const kinds = q.kinds ? new Set(q.kinds.map((k) => KIND_ID.get(k) ?? -1)) : undefined;
-    const exchange = q.exchange === undefined ? undefined : (this.exchanges.lookup(q.exchange) ?? -1);
+    const exchange = q.exchange === undefined ? undefined : (this.exchangeId(q.exchange) ?? -1);
     const session = q.session === undefined ? undefined : (this.sessions.lookup(q.session) ?? -1);
     const statusClass = q.statusClass ? new Set(q.statusClass) : undefined;
     return {
@@ -523,23 +533,34 @@ export class TraceStore {
     const map = (values: string[], interner: Interner) => Uint32Array.from([0, ...values.map((v) => interner.id(v))]);
     const servers = map(backing.strings.servers, this.servers);
     const methods = map(backing.strings.methods, this.methods);
-    const exchanges = map(backing.strings.exchanges, this.exchanges);
     const sessions = map(backing.strings.sessions, this.sessions);
     const responseKind = KIND_ID.get('http-response');
     const channels = CHANNELS.length;
     const kinds = EVENT_KINDS.length;
     const c = backing.columns();
     const n = Math.min(backing.count, c.ts.length);
-    // The recording's ids become this store's (a damaged file's unknown id becomes "none").
+    // Exchanges keep the recording's ids (dense, one an HTTP exchange): no map of millions of
+    // strings; each event's channel is resolved once here (an exchange's channel as its
+    // response decided it), since nothing is appended later.
+    let exchanges: string[] | undefined;
+    this.backingExchanges = () => (exchanges ??= backing.exchanges?.() ?? backing.strings.exchanges);
+    let exchangeCount = 0;
+    for (let i = 0; i < n; i++) if (c.exchange[i]! > exchangeCount) exchangeCount = c.exchange[i]!;
+    exchangeCount = Math.min(exchangeCount, n);
+    const exchangeChannel = new Uint8Array(exchangeCount + 1).fill(255);
     for (let i = 0; i < n; i++) {
       c.server[i] = servers[c.server[i]!] ?? 0;
       c.method[i] = methods[c.method[i]!] ?? 0;
       c.session[i] = sessions[c.session[i]!] ?? 0;
       if (c.channel[i]! >= channels) c.channel[i] = 0;
       if (c.kind[i]! >= kinds) c.kind[i] = 0;
-      const exchange = c.exchange[i] ? (exchanges[c.exchange[i]!] ?? 0) : 0;
+      const exchange = c.exchange[i]! <= exchangeCount ? c.exchange[i]! : 0;
       c.exchange[i] = exchange;
-      if (exchange && (c.kind[i] === responseKind || !this.exchangeChannel.has(exchange))) this.exchangeChannel.set(exchange, c.channel[i]!);
+      if (exchange && (c.kind[i] === responseKind || exchangeChannel[exchange] === 255)) exchangeChannel[exchange] = c.channel[i]!;
+    }
+    for (let i = 0; i < n; i++) {
+      const exchange = c.exchange[i]!;
+      if (exchange) c.channel[i] = exchangeChannel[exchange]!;
     }
     this.tsCol.adopt(c.ts, n);
     this.serverCol.adopt(c.server, n);
