@@ -17,11 +17,12 @@
  * name/uri so one inserted tool reads as one added item, not every later one as changed.
  */
 import type { ReplayDifference } from '../../../contract';
+import { LIMITS, safeStringify } from '../../../contract/bounded-json';
 
 /** Differences kept per item; the rest are counted in one last entry. */
 export const MAX_DIFFERENCES = 100;
-/** Nesting walked; deeper values compare as whole JSON texts. */
-const MAX_DEPTH = 64;
+/** Nesting walked (trace bodies are cut at LIMITS.carriedDepth already); deeper values compare as bounded JSON texts. */
+const MAX_DEPTH = LIMITS.carriedDepth;
 
 const TASK_VOLATILE = new Set(['taskId', 'createdAt', 'lastUpdatedAt']);
 const KEYED_LISTS: Record<string, string> = { tools: 'name', prompts: 'name', resources: 'uri', resourceTemplates: 'uriTemplate', contents: 'uri' };
@@ -35,11 +36,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function text(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? 'undefined';
-  } catch {
-    return String(value);
-  }
+  return value === undefined ? 'undefined' : safeStringify(value);
 }
 
 function describe(value: unknown): string {
