@@ -24,6 +24,7 @@ import { HeadlessLogin, LoopbackLogin } from '../../core/auth/login';
 import { FileSecretStore } from '../../core/auth/secret-store';
 import { terminalSafe } from './terminal';
 import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
+import { replayCommand } from './replay';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -32,7 +33,7 @@ export interface CliIo {
 }
 
 /** The commands' view of the terminal: `out`/`err` made safe for people, `json` exact. */
-interface Screen extends CliIo {
+export interface Screen extends CliIo {
   json: (text: string) => void;
 }
 
@@ -49,6 +50,7 @@ Usage:
   switchboard export FILE.jsonl --format har|jsonl --out FILE
   switchboard servers [server flags] [--format mcpServers|vscode|switchboard]
   switchboard audit  [--data-dir DIR] [--limit N] [--json]
+  switchboard replay <recording id | FILE.jsonl> [server flags] [--only METHOD]... [--yes] [--timeout MS] [--json]
 
 Server flags:
   --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
@@ -71,7 +73,7 @@ When a server asks for OAuth:
   --scope "A B"        the scopes to ask for
   --data-dir DIR       where tokens are kept (owner-only secrets.json; default: config dir)
 
-Exit codes: 0 ok, 2 usage or config error, 3 auth required, 4 unreachable,
+Exit codes: 0 ok, 1 replayed responses differ, 2 usage or config error, 3 auth required, 4 unreachable,
             5 tool or JSON-RPC error, 6 timeout.`;
 
 export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
@@ -91,6 +93,8 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
         return await serversCommand(rest, io);
       case 'audit':
         return auditCommand(rest, io);
+      case 'replay':
+        return await replayCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':
@@ -113,7 +117,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
   }
 }
 
-function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, allowPositionals = false) {
+export function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
@@ -122,8 +126,8 @@ function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: st
 }
 
 /** Connects every selected server in parallel; a server that fails is reported, the others carry on. */
-async function connectAll(flags: Record<string, unknown>, io: Screen, options: { quiet?: boolean } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
-  const servers = withOAuthFlags(serversFromFlags(flags), flags);
+export async function connectAll(flags: Record<string, unknown>, io: Screen, options: { quiet?: boolean; servers?: ServerConfigInput[] } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
+  const servers = withOAuthFlags(options.servers ?? serversFromFlags(flags), flags);
   if (servers.length === 0) throw new UsageError('No servers to connect to.');
   const { elicitationAnswers, ...policies } = policiesFromFlags(flags);
   const dataDir = (flags['data-dir'] as string | undefined) ?? envPaths('switchboard', { suffix: '' }).config;
@@ -332,7 +336,7 @@ function renderResult(result: Record<string, unknown>): string {
   return parts.join('\n') + '\n';
 }
 
-function statusJson(s: ServerStatus) {
+export function statusJson(s: ServerStatus) {
   return { name: s.name, state: s.state, error: s.error, errorKind: s.errorKind, era: s.era, protocolVersion: s.protocolVersion, toolCount: s.toolCount };
 }
 

@@ -74,7 +74,7 @@ function outcomeOf(message: Record<string, unknown> | undefined, latencyMs: numb
 
 function carried(value: unknown): unknown {
   if (value === undefined) return undefined;
-  let length = 0;
+  let length: number;
   try {
     length = JSON.stringify(value)?.length ?? 0;
   } catch {
