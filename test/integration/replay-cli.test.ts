@@ -66,7 +66,8 @@ describe('switchboard replay', () => {
     expect(run.stdout).toMatch(/≠ {2}differs {2}#\d+ tools\/call echo\(\{"text":"hello"\}\)/);
     expect(run.stdout).toMatch(/\/content\/0\/text\s+"echo: hello"\s+│ "ECHO: hello"/);
     expect(run.stdout).toMatch(/schema: {2}structuredContent does not match the tool's output schema/);
-    expect(run.stdout).toMatch(/\/tools\/\d+\s+.*│ \(none\)/); // a tool gone (fail, …)
+    expect(run.stdout).toMatch(/\/tools\/\d+\s+fail \(gone\)\s+│ \(none\)/);
+    expect(run.stdout).toMatch(/\/tools\/\d+\s+\(none\)\s+│ extra \(new\)/);
     expect(run.stdout).toMatch(/\d+ requests: \d+ same, [1-9]\d* differ, 0 skipped/);
     const json = await cli(['replay', recording, '--stdio', changedLine(), '--yes', '--json']);
     expect(json.code).toBe(1);

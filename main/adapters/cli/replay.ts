@@ -174,7 +174,13 @@ function itemLines(item: ReplayItem): string[] {
   for (const d of item.differences) {
     if (d.kind === 'latency') lines.push(`             latency: ${d.message}`);
     else if (d.kind === 'schema') lines.push(`             schema:  ${d.message}`);
-    else lines.push(`             ${(d.path || '(whole answer)').padEnd(24)} ${clip(shown(d.old), COLUMN).padEnd(COLUMN)} │ ${clip(d.kind === 'error' && d.path === '' ? d.message : shown(d.new), COLUMN)}`);
+    else {
+      // A named item of a list (a tool, a prompt) that is gone or new reads by its name.
+      const named = /^(.*) is (gone|new)$/.exec(d.message);
+      const left = named?.[2] === 'gone' ? `${named[1]} (gone)` : shown(d.old);
+      const right = named?.[2] === 'new' ? `${named[1]} (new)` : d.kind === 'error' && d.path === '' ? d.message : shown(d.new);
+      lines.push(`             ${(d.path || '(whole answer)').padEnd(24)} ${clip(left, COLUMN).padEnd(COLUMN)} │ ${clip(right, COLUMN)}`);
+    }
   }
   return lines;
 }
