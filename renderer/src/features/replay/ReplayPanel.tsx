@@ -7,7 +7,7 @@
  */
 import { Alert, Badge, Button, Checkbox, Group, Menu, Modal, MultiSelect, Paper, Select, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
-import type { RecordingSummary, ReplayCandidate, ReplayItem, ReplayReport, ServerStatus } from '../../../../contract';
+import type { RecordingSummary, ReplayCandidate, ReplayDifference, ReplayItem, ReplayReport, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { SafeText } from '../../components/SafeText';
 import { formatMs, plural } from '../../components/format';
@@ -276,6 +276,14 @@ export function ReplayPanel({ servers, source }: ReplayPanelProps) {
   );
 }
 
+/** Answers of at most this many lines (both sides) are shown at once. */
+const ANSWERS_OPEN_LINES = 40;
+
+function answerLines(item: ReplayItem): number {
+  const none = new Set<string>();
+  return Math.max(markedLines(item.old.error ?? item.old.result, none, ANSWERS_OPEN_LINES + 1).length, markedLines(item.new.error ?? item.new.result, none, ANSWERS_OPEN_LINES + 1).length);
+}
+
 const STATE_COLOR = { same: 'green', differs: 'red', skipped: 'gray', error: 'red' } as const;
 
 function Results({ report, onlyDiffering, setOnlyDiffering }: { report: ReplayReport; onlyDiffering: boolean; setOnlyDiffering: (on: boolean) => void }) {
@@ -302,7 +310,8 @@ function Results({ report, onlyDiffering, setOnlyDiffering }: { report: ReplayRe
 }
 
 function ItemCard({ item }: { item: ReplayItem }) {
-  const [showAnswers, setShowAnswers] = useState(!item.same && !item.skipped);
+  // A differing item opens with its answers side by side when they are short; a long list opens on its differences.
+  const [showAnswers, setShowAnswers] = useState(() => !item.same && !item.skipped && answerLines(item) <= ANSWERS_OPEN_LINES);
   const state = itemState(item);
   const c = item.candidate;
   const bars = latencyBars(item.old.latencyMs, item.new.latencyMs);
@@ -364,12 +373,12 @@ function ItemCard({ item }: { item: ReplayItem }) {
         </Group>
       )}
       {rows.length > 0 && (
-        <Table mt={6} fz="xs" withTableBorder withColumnBorders verticalSpacing={2} data-testid="replay-diff">
+        <Table mt={6} fz="xs" layout="fixed" withTableBorder withColumnBorders verticalSpacing={2} data-testid="replay-diff">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th w="28%">where</Table.Th>
-              <Table.Th>old</Table.Th>
-              <Table.Th>new</Table.Th>
+              <Table.Th w="26%">where</Table.Th>
+              <Table.Th w="37%">old</Table.Th>
+              <Table.Th w="37%">new</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -383,10 +392,10 @@ function ItemCard({ item }: { item: ReplayItem }) {
                     </Text>
                   )}
                 </Table.Td>
-                <Table.Td ff="monospace" className={item.differences[i]!.kind === 'latency' ? undefined : classes.oldCell}>
+                <Table.Td ff="monospace" className={cellClass(item.differences[i]!, row.old, 'old')}>
                   <SafeText text={row.old} inline clip={400} />
                 </Table.Td>
-                <Table.Td ff="monospace" className={item.differences[i]!.kind === 'latency' ? undefined : classes.newCell}>
+                <Table.Td ff="monospace" className={cellClass(item.differences[i]!, row.new, 'new')}>
                   <SafeText text={row.new} inline clip={400} />
                 </Table.Td>
               </Table.Tr>
@@ -409,6 +418,13 @@ function ItemCard({ item }: { item: ReplayItem }) {
       )}
     </Paper>
   );
+}
+
+/** Removed red, added green; a schema check's verdict is not an addition: only an invalid one is marked. */
+function cellClass(d: ReplayDifference, text: string, side: 'old' | 'new'): string | undefined {
+  if (d.kind === 'latency' || text === '—') return undefined;
+  if (d.kind === 'schema') return text.startsWith('invalid') ? classes.oldCell : undefined;
+  return side === 'old' ? classes.oldCell : classes.newCell;
 }
 
 function SchemaBadge({ side, check }: { side: 'old' | 'new'; check?: { valid: boolean; errors: string[] } }) {
