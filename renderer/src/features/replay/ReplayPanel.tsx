@@ -172,7 +172,7 @@ export function ReplayPanel({ servers, source }: ReplayPanelProps) {
       <Paper withBorder p="xs">
         <Group justify="space-between" mb={4}>
           <Text size="sm" data-testid="replay-selection">
-            {loading ? 'Reading the recorded requests…' : `${chosen.length} of ${visible.length} ${plural(visible.length, 'request')} selected${total > candidates.length ? ` (${total} in all; the first ${candidates.length} listed)` : ''}${tools.length ? ` · calls ${plural(tools.length, 'tool')}: ${tools.join(', ')}` : ''}`}
+            {loading ? 'Reading the recorded requests…' : `${chosen.length} of ${plural(visible.length, 'request')} selected${total > candidates.length ? ` (${total} in all; the first ${candidates.length} listed)` : ''}${tools.length ? ` · calls ${plural(tools.length, 'tool')}: ${tools.join(', ')}` : ''}`}
           </Text>
           <Group gap={4}>
             <Button size="compact-xs" variant="default" onClick={() => selectWhere(() => true, true)} data-testid="replay-select-all">
@@ -232,7 +232,7 @@ export function ReplayPanel({ servers, source }: ReplayPanelProps) {
         </div>
         <Group mt="xs" gap="sm">
           <Button onClick={start} disabled={!target || chosen.length === 0 || running} loading={running} data-testid="replay-run">
-            Replay {chosen.length} {plural(chosen.length, 'request')}
+            Replay {plural(chosen.length, 'request')}
             {targetServer ? ` to ${targetServer.name}` : ''}
           </Button>
           {!target && <Text size="sm" c="dimmed">Connect a server to send them to.</Text>}
@@ -250,7 +250,7 @@ export function ReplayPanel({ servers, source }: ReplayPanelProps) {
       <Modal opened={confirming !== undefined} onClose={() => setConfirming(undefined)} title={<Text fw={600}>Call these tools again?</Text>} data-testid="replay-confirm">
         <Stack gap="sm">
           <Text size="sm">
-            This replay sends {plural(confirming?.length ?? 0, 'tool call')} to <b>{targetServer?.name}</b>. A tool call may change things on the server (write, send, delete). These tools would be called:
+            This replay calls {plural(confirming?.length ?? 0, 'tool')} on <b>{targetServer?.name}</b> again, with the recorded arguments. A tool call may change things on the server (write, send, delete). These tools would be called:
           </Text>
           <Stack gap={2} data-testid="replay-confirm-tools">
             {(confirming ?? []).map((tool) => (
