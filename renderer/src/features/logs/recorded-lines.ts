@@ -9,8 +9,7 @@ import { LogLevel, type LogLine } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import type { TraceEvent } from '../../../../contract/trace';
 import { Signal } from '../../state/store';
-import { KEEP } from './log-store';
-import type { StoredLine } from './log-filter';
+import { KEEP, type StoredLine } from './log-filter';
 
 const LEVELS = new Set<string>(LogLevel.options);
 const PAGE = 5_000;
