@@ -83,7 +83,7 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
 
   const exportStream = (format: 'jsonl' | 'har', source = 'live'): TraceExportStream => {
     const hub = hubOf(source);
-    return traceExport(format, {
+    return exportTrace(format, {
       hub,
       opened: imports.get(source),
       configs: ctx.connections.all().map((c) => c.config),
@@ -208,7 +208,7 @@ export interface TraceExportInput {
 }
 
 /** A trace as JSONL or HAR text pieces, secrets scrubbed; the trace as it was when asked for (a live one grows meanwhile). */
-export function traceExport(format: 'jsonl' | 'har', { hub, opened, configs, redactors, version }: TraceExportInput): TraceExportStream {
+export function exportTrace(format: 'jsonl' | 'har', { hub, opened, configs, redactors, version }: TraceExportInput): TraceExportStream {
   const names: Record<string, string> = Object.fromEntries((opened?.servers ?? configs).map((s) => [s.id, s.name]));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const app = { name: 'Switchboard', version };
