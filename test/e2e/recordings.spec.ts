@@ -152,6 +152,7 @@ test('a recording opens read-only in Traffic, in the Tools view as it was and in
   await expect(page.getByTestId('logs-read-only')).toBeVisible();
   await expect(page.locator('[data-testid="log-line"][data-source="stderr"]').first()).toContainText('everything:');
   await expect(page.getByTestId('log-clear')).toHaveCount(0);
+  await bothThemes(page, 'recordings-reopened-logs', { pointer: { x: 5, y: 5 } });
 
   // Back to live: every view reads this session again.
   await page.getByTestId('logs-back-to-live').click();
@@ -204,4 +205,5 @@ test('rename, tags and search; deleting the live one is refused, another is dele
   expect((await library(app!)).recordings.map((x) => x.id)).not.toContain(crashedId);
   // Kept on disk: main lists the new name and tags.
   expect((await library(app!)).recordings.find((x) => x.id === first.id)).toMatchObject({ name: 'Checkout flake', tags: ['flaky', 'ci'] });
+  await bothThemes(page, 'recordings-library-tagged', { pointer: { x: 5, y: 5 } });
 });
