@@ -23,6 +23,7 @@ import { importJsonl, textChunks } from '../../main/core/trace/import-jsonl';
 import { DRIFTED_ECHO_DESCRIPTION } from '../fixtures/everything/server';
 import { stdioFixtureCommand } from '../fixtures/everything/harness';
 import { call, until } from '../support/core-calls';
+import { exportText } from '../support/trace-export';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING_BIN = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -84,7 +85,7 @@ describe('an unchanged server diffs empty', () => {
       expect(diffInterfaces(fromTrace, live)).toEqual({ same: true, changes: [] });
       expect(fromTrace.tools.map((t) => t.name)).toEqual(live.tools.map((t) => t.name));
 
-      const exported = await call(core, 'traceExport', { format: 'jsonl' });
+      const exported = { text: exportText(core, 'jsonl') };
       const hub = new TraceHub(undefined, { store: { windowSize: 500 } });
       try {
         await importJsonl(textChunks(exported.text), { name: 'drift.jsonl', onEvent: (event) => hub.store.append({ ...event }) });

@@ -35,11 +35,21 @@ export interface RecordingsIo {
 export const RECORDINGS_HELP = `  switchboard recordings list [--data-dir DIR] [--json]
   switchboard recordings export ID --format har|jsonl [--out FILE] [--data-dir DIR]`;
 
+/**
+ * The library as the CLI reads it: recordings whose process died are repaired first (as the app
+ * does at start), but nothing is removed: retention is the app's setting, not this command's.
+ */
+function openLibrary(dir: string): RecordingLibrary {
+  const library = new RecordingLibrary({ dir, retention: () => ({ maxBytes: 1024 ** 4, maxAgeDays: 0 }) });
+  library.recover();
+  return library;
+}
+
 export async function recordingsCommand(sub: string | undefined, values: { 'data-dir'?: string; json?: boolean; format?: string; out?: string }, positionals: string[], io: RecordingsIo): Promise<number> {
   const dir = libraryDir(cliDataDir(values['data-dir']));
   if (sub === 'list') {
     if (positionals.length) throw new UsageError(`recordings list takes no arguments (got "${positionals[0]}").`);
-    const library = new RecordingLibrary({ dir });
+    const library = openLibrary(dir);
     const recordings = library.list();
     if (values.json) io.json(JSON.stringify({ dir, totalBytes: library.totalBytes(), recordings }, null, 2) + '\n');
     else if (recordings.length === 0) io.err(`switchboard: no recordings in ${dir}.\n`);
@@ -55,7 +65,7 @@ async function exportRecording(dir: string, values: { format?: string; out?: str
   if (!id || positionals.length > 1) throw new UsageError('recordings export needs one recording id: switchboard recordings export ID --format har|jsonl [--out FILE].');
   const format = values.format;
   if (format !== 'har' && format !== 'jsonl') throw new UsageError('--format must be har or jsonl.');
-  const library = new RecordingLibrary({ dir });
+  const library = openLibrary(dir);
   if (!library.get(id)) throw new UsageError(`No recording "${id}" in ${dir} ("switchboard recordings list" shows them).`);
   const opened = await library.open(id);
   try {
@@ -101,7 +111,7 @@ function listText(recordings: RecordingSummary[]): string {
     String(r.events),
     String(r.errors),
     size(r.bytes),
-    r.live ? 'recording (this run)' : r.ended === 'unexpected' ? 'ended unexpectedly' : r.ended,
+    r.ended === 'recording' ? 'still recording' : r.ended === 'unexpected' ? 'ended unexpectedly' : r.ended,
     r.kind,
     [r.name, ...r.tags.map((t) => `#${t}`)].join(' '),
   ]);

@@ -263,7 +263,7 @@ async function recordCommand(args: string[], io: Screen): Promise<number> {
       });
       await writeLines(out, lines);
     }
-    const recording = await liveRecordingId(core);
+    const recording = core.liveRecording?.id;
     const events = core.trace.store.size;
     if (values.json) io.json(JSON.stringify({ out, recording, events, servers: statuses.map(statusJson) }) + '\n');
     else io.err(`recorded ${events} events${out ? ` to ${out}` : ''}${recording ? `${out ? ' and' : ''} into the library as ${recording}` : ''}\n`);
@@ -344,12 +344,6 @@ async function writeLines(path: string, lines: Iterable<string>): Promise<void> 
   }
   stream.end();
   await Promise.race([once(stream, 'finish'), failed]);
-}
-
-/** This run's own recording in the library (the one listed as live), if there is one. */
-async function liveRecordingId(core: Core): Promise<string | undefined> {
-  const reply = await core.dispatch('recordingsList', {});
-  return reply.ok ? (reply.result as { recordings: { id: string; live: boolean }[] }).recordings.find((r) => r.live)?.id : undefined;
 }
 
 function renderResult(result: Record<string, unknown>): string {
