@@ -128,8 +128,8 @@ export function LibraryPanel({ focusId }: { focusId?: string }) {
           {library.recordings.length ? 'No recording matches the search.' : library.dir ? 'No recordings yet: every session is recorded here as it happens.' : 'This run records nothing: it was started without a data directory.'}
         </Text>
       )}
-      <RenameModal recording={renaming} onClose={() => setRenaming(undefined)} onDone={reload} />
-      <TagsModal recording={tagging} onClose={() => setTagging(undefined)} onDone={reload} />
+      <EditModal edit="name" recording={renaming} onClose={() => setRenaming(undefined)} onDone={reload} />
+      <EditModal edit="tags" recording={tagging} onClose={() => setTagging(undefined)} onDone={reload} />
       <Modal opened={!!deleting} onClose={() => setDeleting(undefined)} title="Delete this recording?" data-testid="recording-delete-confirm">
         {deleting && (
           <Stack gap="sm">
@@ -413,61 +413,21 @@ function LibraryHeader({ library, onRetention, onImported }: { library?: Library
 
 const plural = (days: number) => `${formatCount(days)} day${days === 1 ? '' : 's'}`;
 
-function RenameModal({ recording, onClose, onDone }: { recording?: RecordingSummary; onClose(): void; onDone(): void }) {
+/** Rename (`edit: 'name'`) or tag (`edit: 'tags'`) one recording: the one patch main keeps on disk. */
+function EditModal({ recording, edit, onClose, onDone }: { recording?: RecordingSummary; edit: 'name' | 'tags'; onClose(): void; onDone(): void }) {
   const api = useApi();
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    setName(recording?.name ?? '');
-    setError(null);
-  }, [recording]);
-  const save = () => {
-    if (!recording) return;
-    api.recordingUpdate({ id: recording.id, name: name.trim() }).then(
-      () => {
-        onClose();
-        onDone();
-      },
-      (e: Error) => setError(e.message),
-    );
-  };
-  return (
-    <Modal opened={!!recording} onClose={onClose} title="Rename the recording" data-testid="recording-rename-modal">
-      <Stack gap="sm">
-        <TextInput
-          label="Name"
-          value={name}
-          maxLength={200}
-          onChange={(e) => setName(e.currentTarget.value)}
-          onKeyDown={(e) => e.key === 'Enter' && name.trim() && save()}
-          error={error}
-          data-autofocus
-          data-testid="recording-rename-input"
-        />
-        <Group justify="flex-end" gap="xs">
-          <Button size="xs" variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button size="xs" disabled={!name.trim()} onClick={save} data-testid="recording-rename-save">
-            Rename
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
-  );
-}
-
-function TagsModal({ recording, onClose, onDone }: { recording?: RecordingSummary; onClose(): void; onDone(): void }) {
-  const api = useApi();
   const [tags, setTags] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
+    setName(recording?.name ?? '');
     setTags(recording?.tags ?? []);
     setError(null);
   }, [recording]);
+  const ready = edit === 'tags' || name.trim().length > 0;
   const save = () => {
-    if (!recording) return;
-    api.recordingUpdate({ id: recording.id, tags: cleanTags(tags) }).then(
+    if (!recording || !ready) return;
+    api.recordingUpdate(edit === 'name' ? { id: recording.id, name: name.trim() } : { id: recording.id, tags: cleanTags(tags) }).then(
       () => {
         onClose();
         onDone();
@@ -476,25 +436,38 @@ function TagsModal({ recording, onClose, onDone }: { recording?: RecordingSummar
     );
   };
   return (
-    <Modal opened={!!recording} onClose={onClose} title={`Tags of ${recording?.name ?? ''}`} data-testid="recording-tags-modal">
+    <Modal opened={!!recording} onClose={onClose} title={edit === 'name' ? 'Rename the recording' : `Tags of ${recording?.name ?? ''}`} data-testid={`recording-${edit === 'name' ? 'rename' : 'tags'}-modal`}>
       <Stack gap="sm">
-        <TagsInput
-          label="Tags"
-          description="Enter adds one; Backspace removes the last. Up to 20, 40 characters each."
-          value={tags}
-          onChange={(v) => setTags(cleanTags(v))}
-          maxTags={20}
-          clearable
-          error={error}
-          data-autofocus
-          data-testid="recording-tags-input"
-        />
+        {edit === 'name' ? (
+          <TextInput
+            label="Name"
+            value={name}
+            maxLength={200}
+            onChange={(e) => setName(e.currentTarget.value)}
+            onKeyDown={(e) => e.key === 'Enter' && save()}
+            error={error}
+            data-autofocus
+            data-testid="recording-rename-input"
+          />
+        ) : (
+          <TagsInput
+            label="Tags"
+            description="Enter adds one; Backspace removes the last. Up to 20, 40 characters each."
+            value={tags}
+            onChange={(v) => setTags(cleanTags(v))}
+            maxTags={20}
+            clearable
+            error={error}
+            data-autofocus
+            data-testid="recording-tags-input"
+          />
+        )}
         <Group justify="flex-end" gap="xs">
           <Button size="xs" variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button size="xs" onClick={save} data-testid="recording-tags-save">
-            Save tags
+          <Button size="xs" disabled={!ready} onClick={save} data-testid={edit === 'name' ? 'recording-rename-save' : 'recording-tags-save'}>
+            {edit === 'name' ? 'Rename' : 'Save tags'}
           </Button>
         </Group>
       </Stack>
