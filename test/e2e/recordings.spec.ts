@@ -7,7 +7,7 @@
  * Logs (its stderr), back to live; rename, tags, search; deleting the live one refused; deleting
  * another after a confirmation. Screenshots of the library, Traffic and Tools, light and dark.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -18,7 +18,8 @@ import { bothThemes } from './support/screenshots';
 import { trafficCount } from './support/traffic';
 import { addServer, callTool, shellQuote } from './support/ui';
 
-test.describe.configure({ mode: 'serial' });
+// Three starts of browser mode and a fixture server each: on a loaded 2-core machine this takes more than the default minute.
+test.describe.configure({ mode: 'serial', timeout: 150_000 });
 
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-recordings-'));
 let app: BrowserModeApp | undefined;
@@ -206,4 +207,49 @@ test('rename, tags and search; deleting the live one is refused, another is dele
   // Kept on disk: main lists the new name and tags.
   expect((await library(app!)).recordings.find((x) => x.id === first.id)).toMatchObject({ name: 'Checkout flake', tags: ['flaky', 'ci'] });
   await bothThemes(page, 'recordings-library-tagged', { pointer: { x: 5, y: 5 } });
+});
+
+test('export a recording as JSONL, import that file into the library, replay it, change the retention', async ({ page }, testInfo) => {
+  await openApp(page, app!);
+  await openLibrary(page);
+  const r = row(page, first.id);
+  const events = Number(await r.getAttribute('data-events'));
+
+  // Export: streamed from main over the HTTP route (the recording opened quietly first).
+  await r.getByTestId('recording-menu').click();
+  const downloading = page.waitForEvent('download');
+  await page.getByTestId('recording-export-jsonl').click();
+  const download = await downloading;
+  const file = testInfo.outputPath('checkout-flake.jsonl');
+  await download.saveAs(file);
+  const lines = readFileSync(file, 'utf8').trim().split('\n');
+  expect(lines).toHaveLength(events + 1);
+  expect(JSON.parse(lines[0]!)).toMatchObject({ servers: [{ name: 'everything' }] });
+  // Exporting is not opening: the views still read the live session.
+  await expect(page.getByTestId('imported-source')).toHaveCount(0);
+
+  // Import that file: a new recording of kind import, with the same events.
+  const before = await page.getByTestId('recording-row').count();
+  const picking = page.waitForEvent('filechooser');
+  await page.getByTestId('recordings-import').click();
+  await (await picking).setFiles(file);
+  await expect(page.getByTestId('recording-import-notice')).toBeVisible();
+  await expect(page.getByTestId('recording-row')).toHaveCount(before + 1);
+  const imported = (await library(app!)).recordings.find((x) => x.kind === 'import')!;
+  expect(imported.events).toBe(events);
+  await expect(row(page, imported.id)).toHaveAttribute('data-events', String(events));
+
+  // Replay: the Replay tab, on that recording.
+  await r.getByTestId('recording-replay').click();
+  await expect(page.getByTestId('recordings-tab-replay')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('replay-panel')).toHaveAttribute('data-source', `rec-${first.id}`);
+
+  // Retention: 1 GiB and 7 days, kept in the settings.
+  await page.getByTestId('recordings-tab-library').click();
+  await page.getByTestId('retention-edit').click();
+  await page.getByTestId('retention-size').fill('1');
+  await page.getByTestId('retention-days').fill('7');
+  await page.getByTestId('retention-save').click();
+  await expect(page.getByTestId('recordings-retention')).toContainText('kept up to 1.0 GB and 7 days');
+  expect((await result<{ recordingRetention: unknown }>(app!, 'getSettings')).recordingRetention).toEqual({ maxBytes: 1024 ** 3, maxAgeDays: 7 });
 });

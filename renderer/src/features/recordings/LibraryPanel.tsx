@@ -10,7 +10,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { RecordingRetention, RecordingSummary } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { formatBytes, formatCount, formatMs } from '../../components/format';
-import { TRACE_FILE_ACCEPT, importRecordingFile } from '../traffic';
+import { importRecordingFile } from '../traffic';
 import { DEFAULT_SORT, cleanTags, endedView, formatStarted, nextSort, retentionForm, retentionFromForm, visibleRecordings, type Sort, type SortKey } from './library-rules';
 import { exportRecording, openRecording, replayRecording } from './recording-actions';
 
@@ -308,7 +308,6 @@ function LibraryHeader({ library, onRetention, onImported }: { library?: Library
   const [editing, setEditing] = useState(false);
   const [form, setForm] = useState<{ gib: number; days: number }>({ gib: 2, days: 30 });
   const [error, setError] = useState<string | null>(null);
-  const picker = useRef<HTMLInputElement>(null);
 
   const save = () => {
     const retention = retentionFromForm(form.gib, form.days);
@@ -386,26 +385,10 @@ function LibraryHeader({ library, onRetention, onImported }: { library?: Library
           Retention…
         </Button>
         <Tooltip label="Add a JSONL trace file (exported here or by the CLI) to the library">
-          <Button size="xs" variant="default" disabled={!library?.dir} onClick={() => picker.current?.click()} data-testid="recordings-import">
+          <Button size="xs" variant="default" disabled={!library?.dir} onClick={() => void importRecordingFile(api).then((added) => added && onImported())} data-testid="recordings-import">
             Import…
           </Button>
         </Tooltip>
-        <input
-          ref={picker}
-          type="file"
-          accept={TRACE_FILE_ACCEPT}
-          style={{ display: 'none' }}
-          data-testid="recordings-import-input"
-          onChange={(e) => {
-            const file = e.currentTarget.files?.[0];
-            e.currentTarget.value = '';
-            if (file)
-              void importRecordingFile(api, file).then((summary) => {
-                if (summary) notifications.show({ title: `Added ${summary.name} to the library`, message: `${formatCount(summary.events)} events.` });
-                onImported();
-              });
-          }}
-        />
       </Group>
     </Group>
   );
