@@ -12,7 +12,8 @@ import { Signal } from '../../state/store';
 import { KEEP, type StoredLine } from './log-filter';
 
 const LEVELS = new Set<string>(LogLevel.options);
-const PAGE = 5_000;
+/** Events per traceQuery page: full bodies travel with them, so a page stays far below a socket frame. */
+const PAGE = 1_000;
 
 /** One trace event as a log line, or undefined when it is not log-like. */
 export function lineOfEvent(event: TraceEvent): LogLine | undefined {
