@@ -23,6 +23,7 @@ import { readJsonlTrace } from '../../core/trace/import-jsonl';
 import { HeadlessLogin, LoopbackLogin } from '../../core/auth/login';
 import { FileSecretStore } from '../../core/auth/secret-store';
 import { terminalSafe } from './terminal';
+import { diffCommand } from './diff';
 import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
 
 export interface CliIo {
@@ -49,6 +50,8 @@ Usage:
   switchboard export FILE.jsonl --format har|jsonl --out FILE
   switchboard servers [server flags] [--format mcpServers|vscode|switchboard]
   switchboard audit  [--data-dir DIR] [--limit N] [--json]
+  switchboard diff   A B [--json] [--exit-code] [--data-dir DIR] [server flags]
+                     A, B: rec:ID[:SERVER] | file:PATH[:SERVER] | baseline:SERVER | live:SERVER
 
 Server flags:
   --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
@@ -91,6 +94,8 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
         return await serversCommand(rest, io);
       case 'audit':
         return auditCommand(rest, io);
+      case 'diff':
+        return await diffCommand(rest, io, { parse: (a, o) => parse(a, o, true), connectAll: (flags) => connectAll(flags, io) });
       case undefined:
       case '-h':
       case '--help':
