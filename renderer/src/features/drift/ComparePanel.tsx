@@ -9,10 +9,10 @@ import { Alert, Badge, Button, Group, Paper, Select, SimpleGrid, Stack, Text, Ti
 import { useEffect, useMemo, useState } from 'react';
 import type { InterfaceChange, InterfaceDiff, InterfaceRef, InterfaceSnapshot, RecordingSummary, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
-import { SafeText } from '../../components/SafeText';
+import { SafeText, visibleText } from '../../components/SafeText';
 import { useNavigation } from '../../state/navigation';
 import { useStore } from '../../state/useStore';
-import { decodeRef, encodeRef, groupChanges, isRugPullRisk, markLines, notCompared, refGroups, summarize, valueText, withChoice } from './compare-model';
+import { decodeRef, encodeRef, groupChanges, isRugPullRisk, markLines, notCompared, refGroups, shownValues, summarize, valueText, withChoice } from './compare-model';
 import { getDriftStore } from './drift-store';
 
 export interface ComparePanelProps {
@@ -180,7 +180,7 @@ function Result({ compared }: { compared: Compared }) {
             )}
           </Group>
           {group.changes.map((change, i) => (
-            <ChangeRow key={`${change.item ?? ''}-${change.field ?? ''}-${i}`} change={change} />
+            <ChangeRow key={`${change.item ?? ''}-${change.field ?? ''}-${i}`} change={change} values={shownValues(change, a, b)} />
           ))}
         </Stack>
       ))}
@@ -188,9 +188,9 @@ function Result({ compared }: { compared: Compared }) {
   );
 }
 
-function ChangeRow({ change }: { change: InterfaceChange }) {
+function ChangeRow({ change, values }: { change: InterfaceChange; values: { old: unknown; new: unknown } }) {
   const [open, setOpen] = useState(change.severity !== 'info');
-  const hasValues = change.old !== undefined || change.new !== undefined;
+  const hasValues = values.old !== undefined || values.new !== undefined;
   return (
     <Paper withBorder p="xs" data-testid="interface-change" data-area={change.area} data-change={change.change} data-severity={change.severity} data-item={change.item}>
       <Group gap={8} wrap="nowrap" align="flex-start">
@@ -201,12 +201,12 @@ function ChangeRow({ change }: { change: InterfaceChange }) {
           <SafeText inline text={change.message} clip={600} />
         </Text>
         {hasValues && (
-          <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)}>
+          <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)} style={{ flex: 'none' }}>
             {open ? 'Hide' : 'Show'} values
           </Button>
         )}
       </Group>
-      {open && hasValues && <SideBySide old={change.old} next={change.new} />}
+      {open && hasValues && <SideBySide old={values.old} next={values.new} />}
     </Paper>
   );
 }
@@ -235,7 +235,7 @@ function Column({ title, lines, empty, tone }: { title: string; lines: { text: s
         <pre style={{ margin: 0, fontSize: 12, maxHeight: 360, overflow: 'auto', background: 'var(--mantine-color-default-hover)', borderRadius: 4, padding: 6, whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
           {lines.map((line, i) => (
             <div key={i} data-changed={line.changed || undefined} style={line.changed ? { background: `var(--mantine-color-${tone}-light)`, color: `var(--mantine-color-${tone}-light-color)` } : undefined}>
-              <SafeText inline text={line.text || ' '} clip={2_000} />
+              {visibleText(line.text, 2_000) || ' '}
             </div>
           ))}
         </pre>

@@ -126,7 +126,23 @@ export function valueText(value: unknown, max = 20_000): string {
 export function markLines(oldText: string, newText: string): { old: { text: string; changed: boolean }[]; new: { text: string; changed: boolean }[] } {
   const oldLines = oldText ? oldText.split('\n') : [];
   const newLines = newText ? newText.split('\n') : [];
-  const inOld = new Set(oldLines);
-  const inNew = new Set(newLines);
-  return { old: oldLines.map((text) => ({ text, changed: !inNew.has(text) })), new: newLines.map((text) => ({ text, changed: !inOld.has(text) })) };
+  // A JSON line that only gained or lost its trailing comma (an entry added after it) did not change.
+  const bare = (line: string) => line.replace(/,$/, '');
+  const inOld = new Set(oldLines.map(bare));
+  const inNew = new Set(newLines.map(bare));
+  return { old: oldLines.map((text) => ({ text, changed: !inNew.has(bare(text)) })), new: newLines.map((text) => ({ text, changed: !inOld.has(bare(text)) })) };
+}
+
+type ListKey = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+const ITEM_KEY: Record<ListKey, string> = { tools: 'name', resources: 'uri', resourceTemplates: 'uriTemplate', prompts: 'name' };
+
+/**
+ * What a change shows side by side: for a change inside a schema, the whole schema of both
+ * sides (the changed lines marked show where); otherwise the change's own old and new values.
+ */
+export function shownValues(change: InterfaceChange, a: InterfaceSnapshot, b: InterfaceSnapshot): { old: unknown; new: unknown } {
+  const schema = change.field?.startsWith('inputSchema') ? 'inputSchema' : change.field?.startsWith('outputSchema') ? 'outputSchema' : undefined;
+  if (!schema || change.area !== 'tools' || change.item === undefined) return { old: change.old, new: change.new };
+  const find = (s: InterfaceSnapshot) => s[change.area as ListKey].find((item) => item[ITEM_KEY[change.area as ListKey]] === change.item)?.[schema];
+  return { old: find(a), new: find(b) };
 }
