@@ -32,6 +32,8 @@ import { CALL_MEMORY_FILE, CallMemory } from './store/call-memory';
 import type { SettingsStore } from './store/settings';
 import { TraceHub, type TraceHubOptions } from './trace/hub';
 import { removeOrphanedTraceDirs } from './trace/store';
+import { scrubber } from './trace/export-jsonl';
+import { RecordingLibrary, type LiveRecording } from './recordings/library';
 import { TraceSources } from './trace/sources';
 import { DriftMonitor } from './drift/monitor';
 import { BASELINES_FILE } from './drift/baselines';
@@ -87,6 +89,10 @@ export interface Core {
   readonly auth: AuthService;
   /** Trace files in and out as streams (browser mode's HTTP routes), outside the contract. */
   readonly traceBulk: TraceBulk;
+  /** The recordings library (#13); absent without a data directory. */
+  readonly recordings?: RecordingLibrary;
+  /** This session's own recording, written as events happen. */
+  readonly liveRecording?: LiveRecording;
   shutdown(): Promise<void>;
 }
 
@@ -98,7 +104,27 @@ export function createCore(options: CoreOptions): Core {
   // Temp folders of sessions that ended without closing their trace (kill -9, a crash).
   const orphans = removeOrphanedTraceDirs();
   if (orphans.folders > 0) logs.app('info', `Removed ${orphans.folders} trace folder${orphans.folders === 1 ? '' : 's'} left by Switchboard sessions that ended unexpectedly (${(orphans.bytes / 1024 ** 2).toFixed(1)} MiB).`);
-  const trace = new TraceHub(events, { ...options.trace, store: { ...options.trace?.store, onLimit: (message) => logs.app('error', `Trace: ${message}.`) } });
+  // The recordings library (#13): the live session writes into it as events happen.
+  const recordings = defaultRecordings(options, logs, events);
+  // The connections are made after the trace (which they record into): the recording asks for them late.
+  const late: { connections?: ConnectionManager } = {};
+  let liveRecording: LiveRecording | undefined;
+  if (recordings) {
+    try {
+      recordings.library.recover();
+      const configs = () => late.connections?.all().map((c) => c.config) ?? options.settings.read().servers;
+      liveRecording = recordings.library.startLive({
+        kind: recordings.kind,
+        name: recordings.name,
+        app: { name: 'Switchboard', version: options.version },
+        servers: configs,
+        redact: () => scrubber(late.connections?.all().map((c) => c.redactor)),
+      });
+    } catch (error) {
+      logs.app('error', `This session is not being recorded: the recordings library (${recordings.library.dir}) could not be used: ${error instanceof Error ? error.message : String(error)}.`);
+    }
+  }
+  const trace = new TraceHub(events, { ...options.trace, store: { ...options.trace?.store, ...liveRecording?.storeOptions, onLimit: (message) => logs.app('error', `Trace: ${message}.`) } });
   const broker = new RequestBroker(events, trace.record);
   const popup = options.login instanceof PopupLogin ? options.login : undefined;
   popup?.attach({ prompt: (prompt) => events.emit('signInPrompt', prompt), ended: (ended) => events.emit('signInEnded', ended) });
@@ -127,6 +153,7 @@ export function createCore(options: CoreOptions): Core {
     now: trace.now,
     backoffBaseMs: options.backoffBaseMs,
   });
+  late.connections = connections;
   const writeFailed = (what: string) => (error: unknown) => logs.app('error', `${what} could not be written (tried again with the next change): ${error instanceof Error ? error.message : String(error)}`);
   const audit = options.audit ?? defaultAudit(options.settings, writeFailed('The call audit'));
   const callMemory = options.callMemory ?? defaultCallMemory(options.settings, writeFailed('Remembered inputs and saved calls'));
@@ -176,6 +203,8 @@ export function createCore(options: CoreOptions): Core {
     sources,
     drift,
     fileDialogs: options.fileDialogs,
+    recordings: recordings?.library,
+    liveRecording,
   };
   const trace$ = traceHandlers(ctx);
   const tasks = new TaskRunner({ emit: (payload) => events.emit('taskStatus', payload) });
@@ -242,6 +271,8 @@ export function createCore(options: CoreOptions): Core {
     callMemory,
     auth,
     traceBulk: trace$.bulk,
+    recordings: recordings?.library,
+    liveRecording,
     shutdown: async () => {
       stopping = true;
       apps.closeAll();
@@ -252,12 +283,33 @@ export function createCore(options: CoreOptions): Core {
       await early;
       await Promise.all([audit.close(), callMemory.close()]);
       logs.flush();
+      // The trace hands its last events to the recording, which is then closed cleanly.
       trace.close();
+      liveRecording?.close();
       trace$.closeImports();
       drift.close();
       tasks.close();
     },
   };
+}
+
+function defaultRecordings(options: CoreOptions, logs: LogBus, events: EventHub): { library: RecordingLibrary; kind: 'app' | 'cli' | 'proxy'; name?: string } | undefined {
+  if (options.recordings === false) return undefined;
+  const given = options.recordings;
+  if (!given && options.settings.location.startsWith('(')) return undefined;
+  const dir = given ? given.dir : join(dirname(options.settings.location), 'recordings');
+  try {
+    const library = new RecordingLibrary({
+      dir,
+      retention: () => options.settings.read().recordingRetention,
+      log: (level, text) => logs.app(level, text),
+      onChange: (reason) => events.emit('recordingsChanged', { reason }),
+    });
+    return { library, kind: given ? (given.kind ?? 'app') : 'app', name: given ? given.name : undefined };
+  } catch (error) {
+    logs.app('error', `The recordings library (${dir}) could not be opened: ${error instanceof Error ? error.message : String(error)}.`);
+    return undefined;
+  }
 }
 
 function defaultAudit(settings: SettingsStore, onError: (error: unknown) => void): AuditLog {

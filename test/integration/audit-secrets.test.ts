@@ -50,7 +50,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sb-secrets-'));
   spillDir = mkdtempSync(join(tmpdir(), 'sb-secrets-spill-'));
   http = await startFixture({ transport: 'http', era: 'legacy', sessions: true });
-  core = createCore({ settings: new ConfSettingsStore({ cwd: dir }), carrier: 'browser', version: 't', trace: { store: { windowSize: 4, dir: spillDir } } });
+  // No recording (it would replace the spill file this test reads): recording-session.test.ts checks the recording.
+  core = createCore({ settings: new ConfSettingsStore({ cwd: dir }), carrier: 'browser', version: 't', trace: { store: { windowSize: 4, dir: spillDir } }, recordings: false });
   await ok('updateSettings', { auditArgumentValues: true });
   const stdio = auditStdioCommand([`--token=${LONG.argToken}`, '--api-key', LONG.argApiKey, '--auth', SHORT.argAuth]);
   const ids = [

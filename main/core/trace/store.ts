@@ -25,6 +25,73 @@ export interface TraceStoreOptions {
   maxSpillBytes?: number;
   /** Told once, in words, when recording to disk pauses at the cap. */
   onLimit?: (message: string) => void;
+  /**
+   * Durable mode (#13): every event is written to this recording as it happens (in batches, off
+   * the append path), payloads above `previewBytes` go to its blob file, and events that leave
+   * the window are read back from it (no spill file). Absent: the store behaves as before.
+   */
+  sink?: TraceSink;
+  /** Read-only mode: a recording on disk, its index loaded into the columns; `append` refuses. */
+  backing?: TraceBacking;
+}
+
+/** Where an event's whole payload is in a recording's blob file. */
+export interface BlobRef {
+  offset: number;
+  length: number;
+}
+
+/** A recording's files as the store uses them (main/core/recordings/writer.ts, reader.ts). */
+export interface TraceSink {
+  /** Durable mode: takes the next event (in seq order); answers where its line is in the events file. */
+  append?(event: TraceEvent, blob: BlobRef | undefined): { offset: number; length: number };
+  /** Durable mode: writes a payload now; answers where it is. Throws when it cannot. */
+  writeBlob?(text: string): BlobRef;
+  /** The events file's size, for the cap (what is queued included). */
+  bytes(): number;
+  /** Called by the sink before it writes, so that events still waiting in the store are taken too. */
+  attach?(drain: () => void): void;
+  /** One event line back; its whole payload's place when it has one. Throws when it cannot be read. */
+  readEvent(offset: number, length: number): { event: TraceEvent; blob?: BlobRef };
+  readBlob(blob: BlobRef): string;
+  close(): void;
+}
+
+/** A recording's index: the columns of every event, and the interned strings they refer to (id 1 first). */
+export interface TraceBacking {
+  sink: TraceSink;
+  count: number;
+  strings: { servers: string[]; methods: string[]; exchanges: string[]; sessions: string[] };
+  /** Every event's columns (`count` long), in seq order; the store takes the arrays as they are. */
+  columns(): IndexColumns;
+}
+
+export interface IndexColumns {
+  offset: Float64Array<ArrayBuffer>;
+  length: Uint32Array<ArrayBuffer>;
+  ts: Float64Array<ArrayBuffer>;
+  server: Uint16Array<ArrayBuffer>;
+  channel: Uint8Array<ArrayBuffer>;
+  kind: Uint8Array<ArrayBuffer>;
+  method: Uint32Array<ArrayBuffer>;
+  status: Uint16Array<ArrayBuffer>;
+  flags: Uint8Array<ArrayBuffer>;
+  exchange: Uint32Array<ArrayBuffer>;
+  session: Uint32Array<ArrayBuffer>;
+}
+
+export interface IndexRow {
+  offset: number;
+  length: number;
+  ts: number;
+  server: number;
+  channel: number;
+  kind: number;
+  method: number;
+  status: number;
+  flags: number;
+  exchange: number;
+  session: number;
 }
 
 /** A session's spill file may grow to this; then recording to disk pauses (docs/limits.md). */
@@ -63,9 +130,9 @@ export interface TracePage {
 
 export type TraceListener = (event: TraceEvent) => void;
 
-const CHANNEL_ID = new Map(CHANNELS.map((c, i) => [c, i]));
-const KIND_ID = new Map(EVENT_KINDS.map((k, i) => [k, i]));
-const FLAG_ERROR = 1;
+export const CHANNEL_ID = new Map(CHANNELS.map((c, i) => [c, i]));
+export const KIND_ID = new Map(EVENT_KINDS.map((k, i) => [k, i]));
+export const FLAG_ERROR = 1;
 const SPILL_FLUSH_BYTES = 1 << 20;
 /** Spill offset of an event evicted after recording to disk paused at the cap. */
 const PAUSED_OFFSET = -3;
@@ -143,6 +210,8 @@ export class TraceStore {
   /** Set once the spill file reached its cap: why later evicted events are not on disk. */
   private paused: string | undefined;
   private limitReported = false;
+  private readonly sink: TraceSink | undefined;
+  private readonly readOnly: boolean;
 
   /** Time base: wall clock at start plus a monotonic offset, for sub-millisecond precision that never runs backwards. */
   private readonly wallBase = Date.now();
@@ -151,16 +220,25 @@ export class TraceStore {
   constructor(options: TraceStoreOptions = {}) {
     this.windowSize = Math.max(1, options.windowSize ?? 20_000);
     this.previewBytes = options.previewBytes ?? 256 * 1024;
-    this.ownsDir = !options.dir;
-    this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'switchboard-trace-'));
+    this.sink = options.backing?.sink ?? options.sink;
+    this.readOnly = options.backing !== undefined;
+    // A recording keeps everything in its own files: no temp dir.
+    this.ownsDir = !options.dir && !this.sink;
+    this.dir = options.dir ?? (this.sink ? '' : mkdtempSync(join(tmpdir(), 'switchboard-trace-')));
     if (this.ownsDir) writeOwner(this.dir);
     this.maxSpillBytes = options.maxSpillBytes ?? SPILL_CAP_BYTES;
     this.onLimit = options.onLimit;
     this.recent = new Array(this.windowSize);
+    if (options.backing) this.load(options.backing);
+    else this.sink?.attach?.(() => this.serializeEvicted());
   }
 
   get size(): number {
     return this.count;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   now(): number {
@@ -174,6 +252,7 @@ export class TraceStore {
 
   append(input: TraceEventInput): TraceEvent {
     if (this.closed) throw new Error('trace store is closed');
+    if (this.readOnly) throw new Error('trace store is read-only (a recording opened from the library)');
     const index = this.count;
     // Callers hand over a fresh object: numbering it in place saves a copy on the hot path
     // (an imported event's old seq is replaced).
@@ -207,7 +286,9 @@ export class TraceStore {
 
     const slot = index % this.windowSize;
     const evicted = this.recent[slot];
-    if (evicted) this.spill(evicted);
+    // Durable: every event goes to the recording now; an evicted one is already there.
+    if (this.sink) this.spill(event);
+    else if (evicted) this.spill(evicted);
     this.recent[slot] = event;
     this.count++;
 
@@ -225,7 +306,9 @@ export class TraceStore {
   get(seq: number): TraceEvent | undefined {
     const index = seq - 1;
     if (!Number.isInteger(index) || index < 0 || index >= this.count) return undefined;
-    const event = index >= this.count - this.windowSize ? this.recent[index % this.windowSize] : this.readSpilled(index);
+    const recent = index >= this.count - this.windowSize ? this.recent[index % this.windowSize] : undefined;
+    // A read-only store's window starts empty: what is not in it is read from the recording.
+    const event = recent?.seq === seq ? recent : this.readSpilled(index);
     if (!event) return undefined;
     const resolved = this.resolvedChannel(index);
     return resolved === event.channel ? event : { ...event, channel: resolved };
@@ -233,6 +316,7 @@ export class TraceStore {
 
   /** The whole payload of an event whose body was previewed. */
   payload(seq: number): unknown {
+    if (this.sink) return this.sinkPayload(seq);
     const blob = this.blobs.get(seq);
     if (!blob || this.blobFd === undefined) return this.get(seq)?.body;
     const buffer = Buffer.alloc(blob.length);
@@ -277,8 +361,23 @@ export class TraceStore {
     );
   }
 
+  /** Durable mode: hands every event still waiting to the recording (which writes on its own schedule). */
+  drain(): void {
+    if (this.sink && !this.readOnly) this.serializeEvicted();
+  }
+
   close(): void {
     if (this.closed) return;
+    if (this.sink) {
+      this.drain();
+      this.closed = true;
+      try {
+        this.sink.close();
+      } catch (error) {
+        console.error(`switchboard: trace: the recording could not be closed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return;
+    }
     this.closed = true;
     if (this.spillFd !== undefined) closeSync(this.spillFd);
     if (this.blobFd !== undefined) closeSync(this.blobFd);
@@ -342,6 +441,10 @@ export class TraceStore {
   private serializeEvicted(): void {
     this.serializeScheduled = false;
     if (this.closed) return;
+    if (this.sink) {
+      this.writeToSink();
+      return;
+    }
     for (const event of this.evicted) {
       const index = event.seq - 1;
       if (this.paused) {
@@ -358,6 +461,98 @@ export class TraceStore {
       if (this.pendingBytes >= SPILL_FLUSH_BYTES) this.flushSpill();
     }
     this.evicted = [];
+  }
+
+  /** Durable mode: each waiting event to the recording, in order (a stub once the cap is reached, so its seqs stay gapless). */
+  private writeToSink(): void {
+    const sink = this.sink!;
+    const events = this.evicted;
+    this.evicted = [];
+    for (const event of events) {
+      const index = event.seq - 1;
+      if (!this.paused && sink.bytes() > this.maxSpillBytes) this.pauseAtCap(index);
+      try {
+        const where = sink.append!(this.paused ? this.lostEvent(index, this.paused) : event, this.paused ? undefined : this.blobs.get(event.seq));
+        this.spillOffset.set(index, where.offset);
+        this.spillLength.set(index, where.length);
+      } catch (error) {
+        this.spillFailure = `the recording could not be written: ${error instanceof Error ? error.message : String(error)}`;
+        this.spillOffset.set(index, -2);
+      }
+    }
+  }
+
+  private pauseAtCap(from: number): void {
+    this.paused = `recording paused at ${formatBytes(this.maxSpillBytes)}: the recording reached its cap; events from #${(from + 1).toLocaleString('en-US')} on keep only their time, server and kind (export what you need and start a new session)`;
+    console.error(`switchboard: trace: ${this.paused}`);
+    if (this.limitReported) return;
+    this.limitReported = true;
+    try {
+      this.onLimit?.(this.paused);
+    } catch {
+      /* a listener's failure must not stop the append path */
+    }
+  }
+
+  private sinkPayload(seq: number): unknown {
+    const index = seq - 1;
+    let blob = this.blobs.get(seq);
+    if (!blob) {
+      if (!Number.isInteger(index) || index < 0 || index >= this.count) return undefined;
+      if (this.evicted.length && this.spillOffset.get(index) < 0) this.serializeEvicted();
+      const offset = this.spillOffset.get(index);
+      if (offset < 0) return this.get(seq)?.body;
+      try {
+        blob = this.sink!.readEvent(offset, this.spillLength.get(index)).blob;
+      } catch {
+        return this.get(seq)?.body;
+      }
+      if (!blob) return this.get(seq)?.body;
+    }
+    const text = this.sink!.readBlob(blob);
+    try {
+      return JSON.parse(text);
+    } catch {
+      // A payload that was not JSON (a text body kept whole): as text.
+      return text;
+    }
+  }
+
+  /** Read-only mode: the columns from the recording's index, its strings mapped to this store's ids. */
+  private load(backing: TraceBacking): void {
+    const map = (values: string[], interner: Interner) => Uint32Array.from([0, ...values.map((v) => interner.id(v))]);
+    const servers = map(backing.strings.servers, this.servers);
+    const methods = map(backing.strings.methods, this.methods);
+    const exchanges = map(backing.strings.exchanges, this.exchanges);
+    const sessions = map(backing.strings.sessions, this.sessions);
+    const responseKind = KIND_ID.get('http-response');
+    const channels = CHANNELS.length;
+    const kinds = EVENT_KINDS.length;
+    const c = backing.columns();
+    const n = Math.min(backing.count, c.ts.length);
+    // The recording's ids become this store's (a damaged file's unknown id becomes "none").
+    for (let i = 0; i < n; i++) {
+      c.server[i] = servers[c.server[i]!] ?? 0;
+      c.method[i] = methods[c.method[i]!] ?? 0;
+      c.session[i] = sessions[c.session[i]!] ?? 0;
+      if (c.channel[i]! >= channels) c.channel[i] = 0;
+      if (c.kind[i]! >= kinds) c.kind[i] = 0;
+      const exchange = c.exchange[i] ? (exchanges[c.exchange[i]!] ?? 0) : 0;
+      c.exchange[i] = exchange;
+      if (exchange && (c.kind[i] === responseKind || !this.exchangeChannel.has(exchange))) this.exchangeChannel.set(exchange, c.channel[i]!);
+    }
+    this.tsCol.adopt(c.ts, n);
+    this.serverCol.adopt(c.server, n);
+    this.channelCol.adopt(c.channel, n);
+    this.kindCol.adopt(c.kind, n);
+    this.methodCol.adopt(c.method, n);
+    this.statusCol.adopt(c.status, n);
+    this.flagsCol.adopt(c.flags, n);
+    this.exchangeCol.adopt(c.exchange, n);
+    this.sessionCol.adopt(c.session, n);
+    this.spillOffset.adopt(c.offset, n);
+    this.spillLength.adopt(c.length, n);
+    this.count = n;
   }
 
   private flushSpill(): void {
@@ -398,6 +593,7 @@ export class TraceStore {
 
   private readSpilled(index: number): TraceEvent | undefined {
     if (this.evicted.length && this.spillOffset.get(index) < 0) this.serializeEvicted();
+    if (this.sink) return this.readFromSink(index);
     if (this.pending.length > 0 && index >= this.pendingFrom && this.spillOffset.get(index) >= 0) this.flushSpill();
     const offset = this.spillOffset.get(index);
     if (offset === -2) return this.lostEvent(index, this.spillFailure ?? 'the spill file could not be written');
@@ -410,6 +606,20 @@ export class TraceStore {
       return JSON.parse(buffer.toString('utf8')) as TraceEvent;
     } catch (error) {
       return this.lostEvent(index, `the spill file could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private readFromSink(index: number): TraceEvent | undefined {
+    const offset = this.spillOffset.get(index);
+    if (offset === -2) return this.lostEvent(index, this.spillFailure ?? 'the recording could not be written');
+    if (offset < 0) return undefined;
+    try {
+      const { event } = this.sink!.readEvent(offset, this.spillLength.get(index));
+      // The recording's line is the event as numbered here (an imported or repaired file may say otherwise).
+      if (event.seq !== index + 1) event.seq = index + 1;
+      return event;
+    } catch (error) {
+      return this.lostEvent(index, `the recording could not be read: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -429,13 +639,17 @@ export class TraceStore {
   private storeBlob(event: TraceEvent): void {
     // The text as it arrived when the transport kept it; otherwise the body, cut if it must be.
     const text = event.raw ?? safeStringify(event.body, { maxDepth: LIMITS.carriedDepth });
-    const buffer = Buffer.from(text, 'utf8');
-    this.blobFd ??= openSync(join(this.dir, `payloads-${process.pid}-${this.wallBase}.bin`), 'w+', 0o600);
-    writeSync(this.blobFd, buffer, 0, buffer.length, this.blobSize);
+    if (this.sink) {
+      this.blobs.set(event.seq, this.sink.writeBlob!(text));
+    } else {
+      const buffer = Buffer.from(text, 'utf8');
+      this.blobFd ??= openSync(join(this.dir, `payloads-${process.pid}-${this.wallBase}.bin`), 'w+', 0o600);
+      writeSync(this.blobFd, buffer, 0, buffer.length, this.blobSize);
+      this.blobs.set(event.seq, { offset: this.blobSize, length: buffer.length });
+      this.blobSize += buffer.length;
+    }
     // The blob holds the original text now (payload() parses it back whole).
     delete event.raw;
-    this.blobs.set(event.seq, { offset: this.blobSize, length: buffer.length });
-    this.blobSize += buffer.length;
     const preview = typeof event.body === 'string' ? event.body : text;
     event.body = preview.slice(0, this.previewBytes);
     event.truncated = true;
