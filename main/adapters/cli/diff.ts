@@ -14,6 +14,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
 import type { InterfaceChange, InterfaceSnapshot } from '../../../contract';
+import { INTERFACE_AREA_LABELS } from '../../../contract/recordings';
 import type { Core } from '../../core/app';
 import { BASELINES_FILE, readBaselines } from '../../core/drift/baselines';
 import { diffInterfaces } from '../../core/drift/diff';
@@ -199,17 +200,6 @@ async function settled(core: Core, serverId: string): Promise<void> {
 }
 
 const SEVERITY_WORD: Record<InterfaceChange['severity'], string> = { breaking: 'BREAKING', warning: 'WARNING ', info: 'info    ' };
-const AREA_WORD: Record<InterfaceChange['area'], string> = {
-  protocolVersion: 'Protocol version',
-  serverInfo: 'Server info',
-  capabilities: 'Capabilities',
-  instructions: 'Instructions',
-  tools: 'Tools',
-  resources: 'Resources',
-  resourceTemplates: 'Resource templates',
-  prompts: 'Prompts',
-};
-
 function describe(sides: Side[], snapshots: InterfaceSnapshot[], changes: InterfaceChange[]): string {
   const lines: string[] = [];
   for (const [i, side] of sides.entries()) {
@@ -218,7 +208,7 @@ function describe(sides: Side[], snapshots: InterfaceSnapshot[], changes: Interf
     for (const note of s.notes ?? []) lines.push(`   note: ${note}`);
   }
   const missing = LIST_AREAS.filter(({ area }) => snapshots.some((s) => s.missing.includes(area)));
-  if (missing.length) lines.push(`Not compared (one side never saw them answered): ${missing.map((m) => AREA_WORD[m.area].toLowerCase()).join(', ')}`);
+  if (missing.length) lines.push(`Not compared (one side never saw them answered): ${missing.map((m) => INTERFACE_AREA_LABELS[m.area].toLowerCase()).join(', ')}`);
   lines.push('');
   if (changes.length === 0) {
     lines.push('No differences.');
@@ -230,7 +220,7 @@ function describe(sides: Side[], snapshots: InterfaceSnapshot[], changes: Interf
   for (const change of changes) {
     if (change.area !== area) {
       area = change.area;
-      lines.push('', AREA_WORD[change.area]);
+      lines.push('', INTERFACE_AREA_LABELS[change.area]);
     }
     lines.push(`  ${SEVERITY_WORD[change.severity]}  ${change.message}`);
   }

@@ -12,7 +12,7 @@ import { useApi } from '../../api/context';
 import { SafeText, visibleText } from '../../components/SafeText';
 import { useNavigation } from '../../state/navigation';
 import { useStore } from '../../state/useStore';
-import { decodeRef, encodeRef, groupChanges, isRugPullRisk, markLines, notCompared, refGroups, shownValues, summarize, valueText, withChoice } from './compare-model';
+import { decodeRef, encodeRef, groupChanges, isRugPullRisk, markLines, notCompared, refGroups, shownValues, summarize, valueText, withChoice, type RefGroup } from './compare-model';
 import { getDriftStore } from './drift-store';
 
 export interface ComparePanelProps {
@@ -88,28 +88,8 @@ export function ComparePanel({ servers, a, b }: ComparePanelProps) {
   return (
     <Stack gap="md" data-testid="compare-panel">
       <Group align="flex-end" wrap="wrap">
-        <Select
-          label="A (before)"
-          placeholder="A live server, a baseline or a recording"
-          data={withChoice(groups, left, chosenLabel(left))}
-          value={left ?? null}
-          onChange={(v) => setLeft(v ?? undefined)}
-          searchable
-          w={340}
-          data-testid="compare-a"
-          comboboxProps={{ withinPortal: true }}
-        />
-        <Select
-          label="B (after)"
-          placeholder="A live server, a baseline or a recording"
-          data={withChoice(groups, right, chosenLabel(right))}
-          value={right ?? null}
-          onChange={(v) => setRight(v ?? undefined)}
-          searchable
-          w={340}
-          data-testid="compare-b"
-          comboboxProps={{ withinPortal: true }}
-        />
+        <RefSelect label="A (before)" data={withChoice(groups, left, chosenLabel(left))} value={left} onChange={setLeft} testId="compare-a" />
+        <RefSelect label="B (after)" data={withChoice(groups, right, chosenLabel(right))} value={right} onChange={setRight} testId="compare-b" />
         <Button onClick={() => run()} disabled={!decodeRef(left) || !decodeRef(right)} loading={busy} data-testid="compare-run">
           Compare
         </Button>
@@ -126,6 +106,22 @@ export function ComparePanel({ servers, a, b }: ComparePanelProps) {
       )}
       {result && <Result compared={result} />}
     </Stack>
+  );
+}
+
+function RefSelect({ label, data, value, onChange, testId }: { label: string; data: RefGroup[]; value: string | undefined; onChange(value: string | undefined): void; testId: string }) {
+  return (
+    <Select
+      label={label}
+      placeholder="A live server, a baseline or a recording"
+      data={data}
+      value={value ?? null}
+      onChange={(v) => onChange(v ?? undefined)}
+      searchable
+      w={340}
+      data-testid={testId}
+      comboboxProps={{ withinPortal: true }}
+    />
   );
 }
 

@@ -5,6 +5,7 @@
  * a new value differ (so the changed part of a schema stands out).
  */
 import type { DriftStatus, InterfaceChange, InterfaceDiff, InterfaceRef, InterfaceSnapshot, RecordingSummary, ServerStatus } from '../../../../contract';
+import { INTERFACE_AREA_LABELS } from '../../../../contract/recordings';
 
 export interface RefOption {
   value: string;
@@ -52,17 +53,6 @@ export function withChoice(groups: RefGroup[], value: string | undefined, label:
   return [...groups, { group: 'Chosen', items: [{ value, label }] }];
 }
 
-export const AREA_LABELS: Record<InterfaceChange['area'], string> = {
-  protocolVersion: 'Protocol version',
-  serverInfo: 'Server info',
-  capabilities: 'Capabilities',
-  instructions: 'Instructions',
-  tools: 'Tools',
-  resources: 'Resources',
-  resourceTemplates: 'Resource templates',
-  prompts: 'Prompts',
-};
-
 export interface ChangeGroup {
   area: InterfaceChange['area'];
   label: string;
@@ -77,7 +67,7 @@ export function groupChanges(changes: readonly InterfaceChange[]): ChangeGroup[]
   for (const change of changes) {
     let group = groups.find((g) => g.area === change.area);
     if (!group) {
-      group = { area: change.area, label: AREA_LABELS[change.area], changes: [], breaking: 0, warning: 0 };
+      group = { area: change.area, label: INTERFACE_AREA_LABELS[change.area], changes: [], breaking: 0, warning: 0 };
       groups.push(group);
     }
     group.changes.push(change);
