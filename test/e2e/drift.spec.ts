@@ -88,6 +88,8 @@ test('a drift warning in the sidebar after reconnecting to the changed server, a
     await expect(values).toContainText('~/.ssh/id_rsa');
     await expect(values.locator('[data-changed]')).toHaveCount(2);
     await bothThemes(page, 'drift-compare', { pointer: { x: 5, y: 700 } });
+    await rows.nth(2).scrollIntoViewIfNeeded();
+    await bothThemes(page, 'drift-compare-rows', { pointer: { x: 5, y: 700 } });
   });
 
   await test.step('now vs now: no differences, said plainly', async () => {

@@ -118,7 +118,7 @@ function RefSelect({ label, data, value, onChange, testId }: { label: string; da
       value={value ?? null}
       onChange={(v) => onChange(v ?? undefined)}
       searchable
-      w={340}
+      w={400}
       data-testid={testId}
       comboboxProps={{ withinPortal: true }}
     />
@@ -228,7 +228,7 @@ function Column({ title, lines, empty, tone }: { title: string; lines: { text: s
           (none)
         </Text>
       ) : (
-        <pre style={{ margin: 0, fontSize: 12, maxHeight: 360, overflow: 'auto', background: 'var(--mantine-color-default-hover)', borderRadius: 4, padding: 6, whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+        <pre style={{ margin: 0, fontSize: 12, maxHeight: 260, overflow: 'auto', background: 'var(--mantine-color-default-hover)', borderRadius: 4, padding: 6, whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
           {lines.map((line, i) => (
             <div key={i} data-changed={line.changed || undefined} style={line.changed ? { background: `var(--mantine-color-${tone}-light)`, color: `var(--mantine-color-${tone}-light-color)` } : undefined}>
               {visibleText(line.text, 2_000) || ' '}
