@@ -150,6 +150,18 @@ export const InterfaceChange = z.object({
   new: z.unknown().optional(),
 });
 
+/** How each area of a diff is named to people (the Compare tab, the CLI). */
+export const INTERFACE_AREA_LABELS: Record<z.output<typeof InterfaceChange>['area'], string> = {
+  protocolVersion: 'Protocol version',
+  serverInfo: 'Server info',
+  capabilities: 'Capabilities',
+  instructions: 'Instructions',
+  tools: 'Tools',
+  resources: 'Resources',
+  resourceTemplates: 'Resource templates',
+  prompts: 'Prompts',
+};
+
 export const InterfaceDiff = z.object({
   same: z.boolean(),
   changes: z.array(InterfaceChange),
