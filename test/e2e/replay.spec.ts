@@ -12,7 +12,7 @@ import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './supp
 import { bothThemes } from './support/screenshots';
 
 let app: BrowserModeApp;
-const ids: Record<string, string> = {};
+const ids = { fixture: '', changed: '' };
 const CHANGED = join(import.meta.dirname, '../fixtures/replay/changed.ts');
 
 async function ok<T>(method: string, args: unknown): Promise<T> {
