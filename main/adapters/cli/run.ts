@@ -56,9 +56,9 @@ Usage:
 ${RECORDINGS_HELP}
   switchboard servers [server flags] [--format mcpServers|vscode|switchboard]
   switchboard audit  [--data-dir DIR] [--limit N] [--json]
-  switchboard replay <recording id | FILE.jsonl> [server flags] [--only METHOD]... [--yes] [--timeout MS] [--json]
   switchboard diff   A B [--json] [--exit-code] [--data-dir DIR] [server flags]
                      A, B: rec:ID[:SERVER] | file:PATH[:SERVER] | baseline:SERVER | live:SERVER
+  switchboard replay <recording id | FILE.jsonl> [server flags] [--only METHOD]... [--yes] [--timeout MS] [--json]
 
 Server flags:
   --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
