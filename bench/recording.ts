@@ -11,20 +11,25 @@
  *          the median of the per-round ratios durable / memory.
  * open     the durable side's recording opened from its index (first page read) against the same
  *          file read as a JSONL trace (importJsonl into a store: what opening without an index costs).
+ * large    with BENCH_RECORDING_OPEN_GB=1: a recording of that many GB is generated with the
+ *          writer, then opened and its first page read (the issue's "a 1 GB recording starts
+ *          showing events within 2 s"); RSS before and after is printed.
  * Prints one line per measurement and `recording_append_ratio=<x>` and `recording_open_ratio=<x>` last.
  */
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TraceEventInput } from '../contract/trace';
-import { EVENTS_FILE, INDEX_FILE, STRINGS_FILE } from '../main/core/recordings/format';
+import { EVENTS_FILE, INDEX_FILE, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, STRINGS_FILE, writeMeta } from '../main/core/recordings/format';
 import { RecordingLibrary } from '../main/core/recordings/library';
+import { RecordingWriter } from '../main/core/recordings/writer';
 import { importJsonl } from '../main/core/trace/import-jsonl';
 import { TraceStore } from '../main/core/trace/store';
 
 const N = Number(process.env['BENCH_RECORDING_EVENTS'] ?? 200_000);
 const ROUNDS = Math.max(1, Number(process.env['BENCH_RECORDING_ROUNDS'] ?? 3));
 const BATCH = 10_000;
+const OPEN_GB = Number(process.env['BENCH_RECORDING_OPEN_GB'] ?? 0);
 const gc = (globalThis as { gc?: () => void }).gc;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -72,6 +77,34 @@ async function durableSide(root: string): Promise<{ ms: number; library: Recordi
   return { ms: performance.now() - started, library, id: live.id };
 }
 
+/** A recording of OPEN_GB gigabytes written with the writer (as an import would), then opened. */
+async function large(root: string): Promise<void> {
+  const library = new RecordingLibrary({ dir: root, retentionIntervalMs: 0 });
+  const id = '20261201-000000-000-0bad';
+  const writer = new RecordingWriter(join(root, id), { app: { name: 'bench', version: '0' }, startedAt: Date.now(), servers: [], timers: false });
+  const started = performance.now();
+  let i = 0;
+  while (writer.stats.bytes < OPEN_GB * 1024 ** 3) {
+    const e = event(i) as Parameters<RecordingWriter['append']>[0];
+    e.seq = ++i;
+    e.ts = 1_780_000_000_000 + i;
+    writer.append(e, undefined);
+  }
+  writer.close();
+  writeMeta(join(root, id), { format: RECORDING_FORMAT, version: RECORDING_FORMAT_VERSION, id, name: 'large', tags: [], kind: 'import', app: { name: 'bench', version: '0' }, startedAt: 0, state: 'clean', events: i, errors: 0, bytes: writer.stats.bytes, servers: [], notes: [] });
+  console.log(`large: ${i} events, ${(writer.stats.bytes / 1024 ** 3).toFixed(2)} GiB written in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  gc?.();
+  const before = process.memoryUsage().rss;
+  const t = performance.now();
+  const opened = await library.open(id);
+  const page = opened.hub.store.query({ limit: 200 });
+  const ms = performance.now() - t;
+  gc?.();
+  const after = process.memoryUsage().rss;
+  opened.hub.close();
+  console.log(`large: opened and first page (${page.events.length} events) in ${ms.toFixed(0)} ms; RSS ${(before / 1024 ** 2).toFixed(0)} MB before, ${(after / 1024 ** 2).toFixed(0)} MB after`);
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -115,6 +148,7 @@ async function main(): Promise<void> {
     scanned.close();
     if (scannedSize !== N) throw new Error(`scan read ${scannedSize}`);
     console.log(`open ${N} events: from the index ${indexMs.toFixed(0)} ms, as a JSONL trace (parse every line) ${scanMs.toFixed(0)} ms`);
+    if (OPEN_GB > 0) await large(root);
     console.log(`recording_append_ratio=${median(ratios).toFixed(2)}`);
     console.log(`recording_open_ratio=${(indexMs / scanMs).toFixed(3)}`);
   } finally {

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { RecordingLibrary, type LiveRecordingStart } from '../../main/core/recor
 import { importJsonl } from '../../main/core/trace/import-jsonl';
 import { TraceHub } from '../../main/core/trace/hub';
 import { Redactor } from '../../main/core/trace/redact';
+import { boundDepth } from '../../contract/bounded-json';
 import { scrubber } from '../../main/core/trace/export-jsonl';
 
 const SECRET = 'sk-live-0123456789abcdef';
@@ -307,6 +308,57 @@ describe('RecordingLibrary', () => {
     expect(library.enforceRetention()).toEqual([]);
     expect(logs.filter((l) => /larger than the library/.test(l))).toHaveLength(1);
     expect(library.get(live.id)).toMatchObject({ live: true, events: 140 });
+    hub.close();
+    live.close();
+  });
+
+  it('rebuilds a lost meta file from the events header and repairs the recording; a hostile index cannot make it allocate', async () => {
+    const library = new RecordingLibrary({ dir: root });
+    const { hub, live } = startSession(library);
+    for (let i = 0; i < 100; i++) hub.record(rpc(i));
+    live.flush();
+    hub.store.close();
+    const dir = join(library.dir, live.id);
+    rmSync(join(dir, 'recording.json'));
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, EVENTS_FILE), old, old);
+    const again = new RecordingLibrary({ dir: root });
+    expect(again.recover().repaired).toEqual([live.id]);
+    expect(again.get(live.id)).toMatchObject({ ended: 'unexpected', events: 100, servers: [{ id: 'a', name: 'server a' }] });
+    expect(again.get(live.id)!.notes.join(' ')).toMatch(/rebuilt from the events file/);
+
+    // A record naming a 3 GB line at offset 0: read back as a stub saying why, nothing allocated.
+    const record = Buffer.alloc(INDEX_RECORD);
+    record.writeDoubleLE(0, 0);
+    record.writeUInt32LE(3_000_000_000, 16);
+    const fd = openSync(join(dir, INDEX_FILE), 'r+');
+    writeSync(fd, record, 0, INDEX_RECORD, 5 * INDEX_RECORD);
+    closeSync(fd);
+    const opened = await again.open(live.id);
+    try {
+      expect(opened.hub.store.get(6)!.text).toMatch(/event not available: the recording could not be read/);
+      expect(opened.hub.store.get(7)!.body).toEqual(rpc(6).body);
+    } finally {
+      opened.hub.close();
+    }
+  });
+
+  it('the live durable store reads events that left its window back from the recording: whole, a deep body byte for byte', () => {
+    const library = new RecordingLibrary({ dir: root });
+    const { hub, live } = startSession(library);
+    const depth = 10_000;
+    const raw = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    hub.record({ server: 'a', channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', raw, body: boundDepth(JSON.parse(raw), 64), bytes: raw.length });
+    for (let i = 0; i < 1_000; i++) hub.record(rpc(i));
+    const store = hub.store;
+    expect(store.get(1)!.raw).toBe(raw);
+    expect(store.get(2)!.body).toEqual(rpc(0).body);
+    expect(store.get(500)!.body).toEqual(rpc(498).body);
+    // Also before the writer's own timer ran: read back straight after the batch was queued.
+    hub.record(rpc(5_000));
+    for (let i = 0; i < 200; i++) hub.record(rpc(i));
+    expect(store.get(1_002)!.body).toEqual(rpc(5_000).body);
+    expect(store.query({ text: 'm498' }).events.map((e) => e.seq)).toEqual([500]);
     hub.close();
     live.close();
   });

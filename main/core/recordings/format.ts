@@ -34,6 +34,12 @@ export const META_MAX_BYTES = 1024 * 1024;
 export const STRINGS_MAX_BYTES = 256 * 1024 * 1024;
 /** The header line of events.jsonl is read whole at open: bounded. */
 export const HEADER_MAX_BYTES = 4 * 1024 * 1024;
+/** One event line read back (the import's line limit, with room for the payload reference). */
+export const LINE_MAX_BYTES = 16 * 1024 * 1024 + 1024;
+/** One payload read back whole. */
+export const BLOB_MAX_BYTES = 256 * 1024 * 1024;
+/** Events an index may hold (its columns are 39 bytes an event in memory: about 4 GB at this count). */
+export const MAX_EVENTS = 100_000_000;
 
 /** The string tables of the index, by their letter in strings.jsonl. */
 export const TABLES = { s: 'servers', m: 'methods', x: 'exchanges', e: 'sessions' } as const;

@@ -4,7 +4,7 @@
  * renamed, tagged, deleted, imported; retention bounds the library by size and age.
  * The format and its guarantees: docs/recordings.md.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordingKind, RecordingRetention, RecordingSummary, ServerConfig } from '../../../contract';
 import { ServerConfig as ServerConfigSchema } from '../../../contract';
@@ -14,8 +14,8 @@ import { CoreError } from '../errors';
 import { NotATraceError, importJsonl } from '../trace/import-jsonl';
 import { TraceHub } from '../trace/hub';
 import type { TraceStoreOptions } from '../trace/store';
-import { RECORDING_FORMAT, RECORDING_FORMAT_VERSION, currentOwner, newRecordingId, ownerAlive, readMeta, writeMeta, type RecordingMeta } from './format';
-import { openBacking } from './reader';
+import { EVENTS_FILE, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, currentOwner, newRecordingId, ownerAlive, readMeta, writeMeta, type RecordingMeta } from './format';
+import { openBacking, readHeader } from './reader';
 import { repairRecording } from './recovery';
 import { RecordingWriter, type WriterStats } from './writer';
 
@@ -203,13 +203,13 @@ export class RecordingLibrary {
     for (const id of this.ids()) {
       if (id === this.live?.id) continue;
       const dir = join(this.dir, id);
-      let meta: RecordingMeta;
+      let meta: RecordingMeta | undefined;
       try {
         meta = readMeta(dir);
       } catch {
-        continue;
+        meta = rebuildMeta(id, dir);
       }
-      if (meta.state !== 'recording' || ownerAlive(meta.owner)) continue;
+      if (!meta || meta.state !== 'recording' || ownerAlive(meta.owner)) continue;
       try {
         const result = repairRecording(dir);
         repaired.push(id);
@@ -492,6 +492,40 @@ export class RecordingLibrary {
     } catch {
       /* the log's failure is its own */
     }
+  }
+}
+
+/** A meta file lost or damaged (a power loss before the rename reached the disk): rebuilt from the events file's header, to be repaired. */
+function rebuildMeta(id: string, dir: string): RecordingMeta | undefined {
+  let fd: number | undefined;
+  try {
+    const events = join(dir, EVENTS_FILE);
+    // One that is being created right now (its meta follows its files within milliseconds) is left alone.
+    if (Date.now() - statSync(events).mtimeMs < 10_000) return undefined;
+    fd = openSync(events, 'r');
+    const header = readHeader(fd);
+    const meta: RecordingMeta = {
+      format: RECORDING_FORMAT,
+      version: RECORDING_FORMAT_VERSION,
+      id,
+      name: `Recovered recording ${id}`,
+      tags: [],
+      kind: 'app',
+      app: header.app,
+      startedAt: header.startedAt || statSync(events).birthtimeMs || Date.now(),
+      state: 'recording',
+      events: 0,
+      errors: 0,
+      bytes: 0,
+      servers: header.configs.map((c) => ({ id: c.id, name: c.name })),
+      notes: ['its meta file was missing or damaged: rebuilt from the events file'],
+    };
+    writeMeta(dir, meta);
+    return meta;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

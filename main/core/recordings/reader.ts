@@ -9,7 +9,7 @@ import { LIMITS, boundDepth, depthOf } from '../../../contract/bounded-json';
 import type { TraceEvent } from '../../../contract/trace';
 import { topLevelValue } from '../trace/import-jsonl';
 import { EVENT_DEPTH, type BlobRef, type IndexColumns, type IndexRow, type TraceBacking, type TraceSink } from '../trace/store';
-import { BLOBS_FILE, EVENTS_FILE, HEADER_MAX_BYTES, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, STRINGS_MAX_BYTES, TABLES, decodeRow, emptyRow, type TableLetter } from './format';
+import { BLOBS_FILE, BLOB_MAX_BYTES, EVENTS_FILE, HEADER_MAX_BYTES, INDEX_FILE, LINE_MAX_BYTES, MAX_EVENTS, INDEX_RECORD, STRINGS_FILE, STRINGS_MAX_BYTES, TABLES, decodeRow, emptyRow, type TableLetter } from './format';
 
 /** Index records read per chunk at open (memory: this many bytes at a time, not the whole index). */
 const INDEX_CHUNK = 4 * 1024 * 1024 - ((4 * 1024 * 1024) % INDEX_RECORD);
@@ -149,18 +149,11 @@ export class RecordingFiles implements TraceSink {
   }
 
   readEvent(offset: number, length: number): { event: TraceEvent; blob?: BlobRef } {
-    if (offset < 0 || offset + length > this.eventsSize) throw new Error(`the index points past the end of ${EVENTS_FILE}`);
-    const buffer = Buffer.alloc(length);
-    const read = readSync(this.eventsFd, buffer, 0, length, offset);
-    if (read !== length) throw new Error(`${length - read} bytes missing at ${offset}`);
-    return parseRecordedLine(buffer.toString('utf8'));
+    return readEventAt(this.eventsFd, offset, length, this.eventsSize);
   }
 
   readBlob(blob: BlobRef): string {
-    if (this.blobsFd === undefined || blob.offset + blob.length > this.blobsSize) throw new Error('no such payload in the recording');
-    const buffer = Buffer.alloc(blob.length);
-    readSync(this.blobsFd, buffer, 0, blob.length, blob.offset);
-    return buffer.toString('utf8');
+    return readBlobAt(this.blobsFd, blob, this.blobsSize);
   }
 
   close(): void {
@@ -171,30 +164,57 @@ export class RecordingFiles implements TraceSink {
   }
 }
 
-/** Calls `row` for every whole record of an index file, reading it in chunks; answers how many. */
-export function readIndex(fd: number, row: (r: IndexRow, i: number) => void, limit = Number.POSITIVE_INFINITY): number {
-  const size = fstatSync(fd).size;
-  const records = Math.min(Math.floor(size / INDEX_RECORD), limit);
-  const buffer = Buffer.alloc(Math.min(INDEX_CHUNK, Math.max(INDEX_RECORD, records * INDEX_RECORD)));
-  const r = emptyRow();
+/** One event line of a recording's events file (`size` bytes long), bounded and parsed. */
+export function readEventAt(fd: number, offset: number, length: number, size: number): { event: TraceEvent; blob?: BlobRef } {
+  if (offset < 0 || offset + length > size) throw new Error(`the index points past the end of ${EVENTS_FILE}`);
+  if (length > LINE_MAX_BYTES) throw new Error(`the index names a line of ${length} bytes, more than an event line may have`);
+  const buffer = Buffer.alloc(length);
+  const read = readSync(fd, buffer, 0, length, offset);
+  if (read !== length) throw new Error(`${length - read} bytes missing at ${offset}`);
+  return parseRecordedLine(buffer.toString('utf8'));
+}
+
+/** One whole payload of a recording's blob file (`size` bytes long), bounded. */
+export function readBlobAt(fd: number | undefined, blob: BlobRef, size: number): string {
+  if (fd === undefined || blob.offset < 0 || blob.offset + blob.length > size) throw new Error('no such payload in the recording');
+  if (blob.length > BLOB_MAX_BYTES) throw new Error(`the payload is ${blob.length} bytes, more than ${BLOB_MAX_BYTES} read back whole`);
+  const buffer = Buffer.alloc(blob.length);
+  readSync(fd, buffer, 0, blob.length, blob.offset);
+  return buffer.toString('utf8');
+}
+
+/** Reads the first `records` index records in chunks into `into`; `each(whole, done)` per chunk (whole records in it, records before it). */
+function readRecordChunks(fd: number, records: number, into: Uint8Array, each: (whole: number, done: number) => void): number {
   let done = 0;
   while (done < records) {
-    const want = Math.min(buffer.length, (records - done) * INDEX_RECORD);
+    const want = Math.min(into.byteLength - (into.byteLength % INDEX_RECORD), (records - done) * INDEX_RECORD);
     let got = 0;
     while (got < want) {
-      const n = readSync(fd, buffer, got, want - got, done * INDEX_RECORD + got);
+      const n = readSync(fd, into, got, want - got, done * INDEX_RECORD + got);
       if (n === 0) break;
       got += n;
     }
     const whole = Math.floor(got / INDEX_RECORD);
-    for (let k = 0; k < whole; k++) {
-      decodeRow(buffer, k * INDEX_RECORD, r);
-      row(r, done + k);
-    }
+    each(whole, done);
     done += whole;
     if (whole * INDEX_RECORD < want) break;
   }
   return done;
+}
+
+const chunkFor = (records: number) => Math.min(INDEX_CHUNK, Math.max(INDEX_RECORD, records * INDEX_RECORD));
+
+/** Calls `row` for every whole record of an index file, reading it in chunks; answers how many. */
+export function readIndex(fd: number, row: (r: IndexRow, i: number) => void, limit = Number.POSITIVE_INFINITY): number {
+  const records = Math.min(Math.floor(fstatSync(fd).size / INDEX_RECORD), limit);
+  const buffer = Buffer.alloc(chunkFor(records));
+  const r = emptyRow();
+  return readRecordChunks(fd, records, buffer, (whole, done) => {
+    for (let k = 0; k < whole; k++) {
+      decodeRow(buffer, k * INDEX_RECORD, r);
+      row(r, done + k);
+    }
+  });
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -230,21 +250,12 @@ export function readIndexColumns(fd: number, count: number): IndexColumns {
     }, count);
     return c;
   }
-  const chunk = new ArrayBuffer(Math.min(INDEX_CHUNK, Math.max(INDEX_RECORD, count * INDEX_RECORD)));
+  const chunk = new ArrayBuffer(chunkFor(count));
   const bytes = new Uint8Array(chunk);
   const f64 = new Float64Array(chunk);
   const u32 = new Uint32Array(chunk);
   const u16 = new Uint16Array(chunk);
-  let done = 0;
-  while (done < count) {
-    const want = Math.min(chunk.byteLength, (count - done) * INDEX_RECORD);
-    let got = 0;
-    while (got < want) {
-      const n = readSync(fd, bytes, got, want - got, done * INDEX_RECORD + got);
-      if (n === 0) break;
-      got += n;
-    }
-    const whole = Math.floor(got / INDEX_RECORD);
+  readRecordChunks(fd, count, bytes, (whole, done) => {
     for (let k = 0; k < whole; k++) {
       const i = done + k;
       const d = k * 5;
@@ -263,9 +274,7 @@ export function readIndexColumns(fd: number, count: number): IndexColumns {
       c.kind[i] = bytes[b + 37]!;
       c.flags[i] = bytes[b + 38]!;
     }
-    done += whole;
-    if (whole * INDEX_RECORD < want) break;
-  }
+  });
   return c;
 }
 
@@ -285,7 +294,8 @@ export function openBacking(dir: string): { backing: TraceBacking; header: Recor
     let columns: IndexColumns;
     let count: number;
     try {
-      count = Math.floor(fstatSync(indexFd).size / INDEX_RECORD);
+      // Every event is a line of at least two bytes: an index naming more is damaged (or hostile).
+      count = Math.min(Math.floor(fstatSync(indexFd).size / INDEX_RECORD), Math.floor(files.bytes() / 2), MAX_EVENTS);
       columns = readIndexColumns(indexFd, count);
     } finally {
       closeSync(indexFd);

@@ -4,7 +4,7 @@
  * and the files are fsynced every SYNC_INTERVAL_MS. Every line, payload and the header go through
  * the redaction net first: no secret reaches disk.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerConfig } from '../../../contract';
 import { safeStringify } from '../../../contract/bounded-json';
@@ -13,7 +13,7 @@ import { Interner } from '../trace/columns';
 import { TRACE_FORMAT, TRACE_FORMAT_VERSION, eventLine, redactConfig, type TraceHeader } from '../trace/export-jsonl';
 import { CHANNEL_ID, EVENT_DEPTH, FLAG_ERROR, KIND_ID, type BlobRef, type TraceSink } from '../trace/store';
 import { BLOBS_FILE, EVENTS_FILE, HEADER_RESERVE, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, encodeRow, emptyRow, type TableLetter } from './format';
-import { parseRecordedLine } from './reader';
+import { readBlobAt, readEventAt } from './reader';
 
 /** Queued lines are written at least this often. */
 export const WRITE_INTERVAL_MS = 200;
@@ -80,6 +80,7 @@ export class RecordingWriter implements TraceSink {
   private dirty = false;
   private writing = false;
   private headerFinished = false;
+  private syncing = false;
   readonly stats: WriterStats = { events: 0, written: 0, synced: 0, errors: 0, bytes: 0 };
 
   constructor(
@@ -87,7 +88,7 @@ export class RecordingWriter implements TraceSink {
     private readonly options: RecordingWriterOptions,
   ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.eventsFd = openSync(join(dir, EVENTS_FILE), 'wx', 0o600);
+    this.eventsFd = openSync(join(dir, EVENTS_FILE), 'wx+', 0o600);
     this.indexFd = openSync(join(dir, INDEX_FILE), 'wx', 0o600);
     this.stringsFd = openSync(join(dir, STRINGS_FILE), 'wx', 0o600);
     this.refreshScrub();
@@ -99,7 +100,7 @@ export class RecordingWriter implements TraceSink {
     this.stats.bytes = line.length;
     if (options.timers !== false) {
       const write = setInterval(() => this.flush(), WRITE_INTERVAL_MS);
-      const sync = setInterval(() => this.sync(), SYNC_INTERVAL_MS);
+      const sync = setInterval(() => this.syncInBackground(), SYNC_INTERVAL_MS);
       write.unref();
       sync.unref();
       this.timers.push(write, sync);
@@ -171,17 +172,11 @@ export class RecordingWriter implements TraceSink {
 
   readEvent(offset: number, length: number): { event: TraceEvent; blob?: BlobRef } {
     if (offset + length > this.eventsSize) this.write();
-    const buffer = Buffer.alloc(length);
-    const read = readSync(this.eventsFd, buffer, 0, length, offset);
-    if (read !== length) throw new Error(`${length - read} bytes missing at ${offset}`);
-    return parseRecordedLine(buffer.toString('utf8'));
+    return readEventAt(this.eventsFd, offset, length, this.eventsSize);
   }
 
   readBlob(blob: BlobRef): string {
-    if (this.blobsFd === undefined || blob.offset + blob.length > this.blobsSize) throw new Error('no such payload in the recording');
-    const buffer = Buffer.alloc(blob.length);
-    readSync(this.blobsFd, buffer, 0, blob.length, blob.offset);
-    return buffer.toString('utf8');
+    return readBlobAt(this.blobsFd, blob, this.blobsSize);
   }
 
   /** Writes what is queued (the store's waiting events first) and fsyncs: the end of a session, or a flush asked for. */
@@ -245,7 +240,7 @@ export class RecordingWriter implements TraceSink {
     this.write();
   }
 
-  /** fsync of every file written since the last one. Never throws. */
+  /** fsync of every file written since the last one, now (the end of a session, a flush asked for). Never throws. */
   sync(): void {
     if (this.closed) return;
     if (this.dirty) {
@@ -257,6 +252,44 @@ export class RecordingWriter implements TraceSink {
         this.fail(`the recording could not be synced to disk: ${message(error)}`);
       }
     }
+    this.afterSync();
+  }
+
+  /**
+   * The periodic fsync, on libuv's thread pool: the event loop (and the append path) never waits
+   * for the disk. `stats.synced` moves when every file's fsync has finished.
+   */
+  private syncInBackground(): void {
+    if (this.closed || this.syncing) return;
+    this.flush();
+    if (!this.dirty) {
+      this.afterSync();
+      return;
+    }
+    this.syncing = true;
+    this.dirty = false;
+    const written = this.stats.written;
+    const fds = [this.stringsFd, this.eventsFd, this.indexFd, this.blobsFd].filter((fd): fd is number => fd !== undefined);
+    let left = fds.length;
+    let failure: unknown;
+    for (const fd of fds) {
+      fsync(fd, (error) => {
+        if (error && !this.closed) failure ??= error;
+        if (--left > 0) return;
+        this.syncing = false;
+        if (this.closed) return;
+        if (failure) {
+          this.dirty = true;
+          this.fail(`the recording could not be synced to disk: ${message(failure)}`);
+          return;
+        }
+        this.stats.synced = Math.max(this.stats.synced, written);
+        this.afterSync();
+      });
+    }
+  }
+
+  private afterSync(): void {
     try {
       this.options.onSync?.(this.stats);
     } catch {
