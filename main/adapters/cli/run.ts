@@ -25,6 +25,7 @@ import type { ChunkSink } from '../../core/trace/bulk-io';
 import { terminalSafe } from './terminal';
 import { RECORDINGS_HELP, cliDataDir, libraryDir, recordingsCommand } from './recordings';
 import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
+import { replayCommand } from './replay';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -35,7 +36,7 @@ export interface CliIo {
 }
 
 /** The commands' view of the terminal: `out`/`err` made safe for people, `json` exact. */
-interface Screen extends CliIo {
+export interface Screen extends CliIo {
   json: (text: string) => void;
 }
 
@@ -54,6 +55,7 @@ Usage:
 ${RECORDINGS_HELP}
   switchboard servers [server flags] [--format mcpServers|vscode|switchboard]
   switchboard audit  [--data-dir DIR] [--limit N] [--json]
+  switchboard replay <recording id | FILE.jsonl> [server flags] [--only METHOD]... [--yes] [--timeout MS] [--json]
 
 Server flags:
   --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
@@ -77,7 +79,7 @@ When a server asks for OAuth:
   --data-dir DIR       where tokens (owner-only secrets.json), the audit and the recordings
                        library (recordings/) are kept; default: the config dir
 
-Exit codes: 0 ok, 2 usage or config error, 3 auth required, 4 unreachable,
+Exit codes: 0 ok, 1 replayed responses differ, 2 usage or config error, 3 auth required, 4 unreachable,
             5 tool or JSON-RPC error, 6 timeout.`;
 
 export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
@@ -97,6 +99,8 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
         return await serversCommand(rest, io);
       case 'audit':
         return auditCommand(rest, io);
+      case 'replay':
+        return await replayCommand(rest, io);
       case 'recordings': {
         const { values, positionals } = parse(rest, { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false }, format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }, true);
         if (values.help) return help(io);
@@ -125,7 +129,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
   }
 }
 
-function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, allowPositionals = false) {
+export function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
@@ -134,8 +138,8 @@ function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: st
 }
 
 /** Connects every selected server in parallel; a server that fails is reported, the others carry on. */
-async function connectAll(flags: Record<string, unknown>, io: Screen, options: { quiet?: boolean; record?: { name?: string } } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
-  const servers = withOAuthFlags(serversFromFlags(flags), flags);
+export async function connectAll(flags: Record<string, unknown>, io: Screen, options: { quiet?: boolean; record?: { name?: string }; servers?: ServerConfigInput[] } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
+  const servers = withOAuthFlags(options.servers ?? serversFromFlags(flags), flags);
   if (servers.length === 0) throw new UsageError('No servers to connect to.');
   const { elicitationAnswers, ...policies } = policiesFromFlags(flags);
   const dataDir = cliDataDir(flags['data-dir'] as string | undefined);
@@ -352,7 +356,7 @@ function renderResult(result: Record<string, unknown>): string {
   return parts.join('\n') + '\n';
 }
 
-function statusJson(s: ServerStatus) {
+export function statusJson(s: ServerStatus) {
   return { name: s.name, state: s.state, error: s.error, errorKind: s.errorKind, era: s.era, protocolVersion: s.protocolVersion, toolCount: s.toolCount };
 }
 

@@ -81,10 +81,16 @@ export function writeMeta(dir: string, meta: RecordingMeta): void {
   renameSync(temp, path);
 }
 
+/**
+ * One index record, little-endian, its two doubles 8-byte aligned (so a chunk of records is read
+ * through typed arrays without a copy):
+ *   0 offset f64 · 8 ts f64 · 16 length u32 · 20 method u32 · 24 exchange u32 · 28 session u32 ·
+ *   32 server u16 · 34 status u16 · 36 channel u8 · 37 kind u8 · 38 flags u8 · 39 bit 0: has a payload blob
+ */
 export function encodeRow(buffer: Buffer, at: number, r: IndexRow, hasBlob: boolean): void {
   buffer.writeDoubleLE(r.offset, at);
-  buffer.writeUInt32LE(r.length >>> 0, at + 8);
-  buffer.writeDoubleLE(r.ts, at + 12);
+  buffer.writeDoubleLE(r.ts, at + 8);
+  buffer.writeUInt32LE(r.length >>> 0, at + 16);
   buffer.writeUInt32LE(r.method >>> 0, at + 20);
   buffer.writeUInt32LE(r.exchange >>> 0, at + 24);
   buffer.writeUInt32LE(r.session >>> 0, at + 28);
@@ -99,8 +105,8 @@ export function encodeRow(buffer: Buffer, at: number, r: IndexRow, hasBlob: bool
 /** Fills `r` from the record at `at` (one object reused for every row: no garbage per event). */
 export function decodeRow(buffer: Buffer, at: number, r: IndexRow): void {
   r.offset = buffer.readDoubleLE(at);
-  r.length = buffer.readUInt32LE(at + 8);
-  r.ts = buffer.readDoubleLE(at + 12);
+  r.ts = buffer.readDoubleLE(at + 8);
+  r.length = buffer.readUInt32LE(at + 16);
   r.method = buffer.readUInt32LE(at + 20);
   r.exchange = buffer.readUInt32LE(at + 24);
   r.session = buffer.readUInt32LE(at + 28);

@@ -8,7 +8,7 @@ import { ServerConfig } from '../../../contract';
 import { LIMITS, boundDepth, depthOf } from '../../../contract/bounded-json';
 import type { TraceEvent } from '../../../contract/trace';
 import { topLevelValue } from '../trace/import-jsonl';
-import { EVENT_DEPTH, type BlobRef, type IndexRow, type TraceBacking, type TraceSink } from '../trace/store';
+import { EVENT_DEPTH, type BlobRef, type IndexColumns, type IndexRow, type TraceBacking, type TraceSink } from '../trace/store';
 import { BLOBS_FILE, EVENTS_FILE, HEADER_MAX_BYTES, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, STRINGS_MAX_BYTES, TABLES, decodeRow, emptyRow, type TableLetter } from './format';
 
 /** Index records read per chunk at open (memory: this many bytes at a time, not the whole index). */
@@ -178,6 +178,78 @@ export function readIndex(fd: number, row: (r: IndexRow, i: number) => void, lim
   return done;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The first `count` records of an index file as the store's columns (exact-size arrays), read in chunks through typed arrays. */
+export function readIndexColumns(fd: number, count: number): IndexColumns {
+  const c: IndexColumns = {
+    offset: new Float64Array(count),
+    length: new Uint32Array(count),
+    ts: new Float64Array(count),
+    server: new Uint16Array(count),
+    channel: new Uint8Array(count),
+    kind: new Uint8Array(count),
+    method: new Uint32Array(count),
+    status: new Uint16Array(count),
+    flags: new Uint8Array(count),
+    exchange: new Uint32Array(count),
+    session: new Uint32Array(count),
+  };
+  if (!LITTLE_ENDIAN) {
+    readIndex(fd, (r, i) => {
+      c.offset[i] = r.offset;
+      c.length[i] = r.length;
+      c.ts[i] = r.ts;
+      c.server[i] = r.server;
+      c.channel[i] = r.channel;
+      c.kind[i] = r.kind;
+      c.method[i] = r.method;
+      c.status[i] = r.status;
+      c.flags[i] = r.flags;
+      c.exchange[i] = r.exchange;
+      c.session[i] = r.session;
+    }, count);
+    return c;
+  }
+  const chunk = new ArrayBuffer(Math.min(INDEX_CHUNK, Math.max(INDEX_RECORD, count * INDEX_RECORD)));
+  const bytes = new Uint8Array(chunk);
+  const f64 = new Float64Array(chunk);
+  const u32 = new Uint32Array(chunk);
+  const u16 = new Uint16Array(chunk);
+  let done = 0;
+  while (done < count) {
+    const want = Math.min(chunk.byteLength, (count - done) * INDEX_RECORD);
+    let got = 0;
+    while (got < want) {
+      const n = readSync(fd, bytes, got, want - got, done * INDEX_RECORD + got);
+      if (n === 0) break;
+      got += n;
+    }
+    const whole = Math.floor(got / INDEX_RECORD);
+    for (let k = 0; k < whole; k++) {
+      const i = done + k;
+      const d = k * 5;
+      const w = k * 10;
+      const h = k * 20;
+      const b = k * 40;
+      c.offset[i] = f64[d]!;
+      c.ts[i] = f64[d + 1]!;
+      c.length[i] = u32[w + 4]!;
+      c.method[i] = u32[w + 5]!;
+      c.exchange[i] = u32[w + 6]!;
+      c.session[i] = u32[w + 7]!;
+      c.server[i] = u16[h + 16]!;
+      c.status[i] = u16[h + 17]!;
+      c.channel[i] = bytes[b + 36]!;
+      c.kind[i] = bytes[b + 37]!;
+      c.flags[i] = bytes[b + 38]!;
+    }
+    done += whole;
+    if (whole * INDEX_RECORD < want) break;
+  }
+  return c;
+}
+
 /** The recording as a trace store's backing: its index and strings read now, its events on demand. */
 export function openBacking(dir: string): { backing: TraceBacking; header: RecordingHeader } {
   const files = new RecordingFiles(dir);
@@ -191,20 +263,15 @@ export function openBacking(dir: string): { backing: TraceBacking; header: Recor
       closeSync(stringsFd);
     }
     const indexFd = openSync(join(dir, INDEX_FILE), 'r');
-    const count = Math.floor(fstatSync(indexFd).size / INDEX_RECORD);
-    const backing: TraceBacking = {
-      sink: files,
-      count,
-      strings: tables,
-      rows: (row) => {
-        try {
-          readIndex(indexFd, (r) => row(r), count);
-        } finally {
-          closeSync(indexFd);
-        }
-      },
-    };
-    return { backing, header };
+    let columns: IndexColumns;
+    let count: number;
+    try {
+      count = Math.floor(fstatSync(indexFd).size / INDEX_RECORD);
+      columns = readIndexColumns(indexFd, count);
+    } finally {
+      closeSync(indexFd);
+    }
+    return { backing: { sink: files, count, strings: tables, columns: () => columns }, header };
   } catch (error) {
     files.close();
     throw error;

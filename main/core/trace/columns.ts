@@ -22,6 +22,12 @@ export class Column<T extends TypedArray> {
     this.data[this.length++] = value;
   }
 
+  /** Takes `data` as the column's storage, its first `length` values set (a recording's index read in bulk). */
+  adopt(data: T, length: number): void {
+    this.data = data;
+    this.length = Math.min(length, data.length);
+  }
+
   get(index: number): number {
     return this.data[index]!;
   }

@@ -62,8 +62,22 @@ export interface TraceBacking {
   sink: TraceSink;
   count: number;
   strings: { servers: string[]; methods: string[]; exchanges: string[]; sessions: string[] };
-  /** Every event's columns, in seq order. */
-  rows(row: (r: IndexRow) => void): void;
+  /** Every event's columns (`count` long), in seq order; the store takes the arrays as they are. */
+  columns(): IndexColumns;
+}
+
+export interface IndexColumns {
+  offset: Float64Array<ArrayBuffer>;
+  length: Uint32Array<ArrayBuffer>;
+  ts: Float64Array<ArrayBuffer>;
+  server: Uint16Array<ArrayBuffer>;
+  channel: Uint8Array<ArrayBuffer>;
+  kind: Uint8Array<ArrayBuffer>;
+  method: Uint32Array<ArrayBuffer>;
+  status: Uint16Array<ArrayBuffer>;
+  flags: Uint8Array<ArrayBuffer>;
+  exchange: Uint32Array<ArrayBuffer>;
+  session: Uint32Array<ArrayBuffer>;
 }
 
 export interface IndexRow {
@@ -514,23 +528,31 @@ export class TraceStore {
     const responseKind = KIND_ID.get('http-response');
     const channels = CHANNELS.length;
     const kinds = EVENT_KINDS.length;
-    backing.rows((r) => {
-      this.tsCol.push(r.ts);
-      this.serverCol.push(servers[r.server] ?? 0);
-      const channel = r.channel < channels ? r.channel : 0;
-      this.channelCol.push(channel);
-      this.kindCol.push(r.kind < kinds ? r.kind : 0);
-      this.methodCol.push(methods[r.method] ?? 0);
-      this.statusCol.push(r.status);
-      this.flagsCol.push(r.flags);
-      const exchange = exchanges[r.exchange] ?? 0;
-      this.exchangeCol.push(exchange);
-      this.sessionCol.push(sessions[r.session] ?? 0);
-      this.spillOffset.push(r.offset);
-      this.spillLength.push(r.length);
-      if (exchange && (r.kind === responseKind || !this.exchangeChannel.has(exchange))) this.exchangeChannel.set(exchange, channel);
-      this.count++;
-    });
+    const c = backing.columns();
+    const n = Math.min(backing.count, c.ts.length);
+    // The recording's ids become this store's (a damaged file's unknown id becomes "none").
+    for (let i = 0; i < n; i++) {
+      c.server[i] = servers[c.server[i]!] ?? 0;
+      c.method[i] = methods[c.method[i]!] ?? 0;
+      c.session[i] = sessions[c.session[i]!] ?? 0;
+      if (c.channel[i]! >= channels) c.channel[i] = 0;
+      if (c.kind[i]! >= kinds) c.kind[i] = 0;
+      const exchange = c.exchange[i] ? (exchanges[c.exchange[i]!] ?? 0) : 0;
+      c.exchange[i] = exchange;
+      if (exchange && (c.kind[i] === responseKind || !this.exchangeChannel.has(exchange))) this.exchangeChannel.set(exchange, c.channel[i]!);
+    }
+    this.tsCol.adopt(c.ts, n);
+    this.serverCol.adopt(c.server, n);
+    this.channelCol.adopt(c.channel, n);
+    this.kindCol.adopt(c.kind, n);
+    this.methodCol.adopt(c.method, n);
+    this.statusCol.adopt(c.status, n);
+    this.flagsCol.adopt(c.flags, n);
+    this.exchangeCol.adopt(c.exchange, n);
+    this.sessionCol.adopt(c.session, n);
+    this.spillOffset.adopt(c.offset, n);
+    this.spillLength.adopt(c.length, n);
+    this.count = n;
   }
 
   private flushSpill(): void {

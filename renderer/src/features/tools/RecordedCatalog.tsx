@@ -70,7 +70,7 @@ export function RecordedCatalog({ source }: { source: { id: string; name: string
         <Group gap="xs" justify="space-between" wrap="nowrap">
           <Text size="xs">
             <Badge size="xs" color="orange" variant="filled" mr={6}>
-              read-only
+              as recorded
             </Badge>
             The tool catalog as it was in <b data-testid="recorded-catalog-name">{source.name}</b>
             {catalog?.takenAt ? ` (listed at ${formatTime(catalog.takenAt, false)})` : ''}. Nothing is run from here: connect a server and go back to live to call its tools.
