@@ -144,7 +144,7 @@ export function createCore(options: CoreOptions): Core {
       onResourceUpdated: (serverId, uri) => events.emit('resourceUpdated', { serverId, uri, ts: Date.now() }),
       onElicitationComplete: (serverId, elicitationId) => events.emit('elicitationComplete', { serverId, elicitationId, ts: Date.now() }),
       onWantedChange: (serverId, wanted) => rememberConnected(serverId, wanted),
-      onListsChanged: (serverId) => drift.check(serverId),
+      onListsChanged: (serverId) => drift.listsChanged(serverId),
     },
     broker,
     auth,

@@ -207,4 +207,107 @@ describe('RecordingLibrary', () => {
     live.hub.close();
     live.live.close();
   });
+
+  it('lists 200 recordings from their meta files alone (their events, index and strings gone)', () => {
+    const library = new RecordingLibrary({ dir: root });
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const s = startSession(library);
+      s.hub.record(rpc(i));
+      s.hub.close();
+      s.live.close();
+      ids.push(s.live.id);
+      for (const file of [EVENTS_FILE, INDEX_FILE, 'strings.jsonl']) rmSync(join(library.dir, s.live.id, file));
+    }
+    const list = new RecordingLibrary({ dir: root }).list();
+    expect(list).toHaveLength(200);
+    expect(list.every((s) => s.events === 1 && s.ended === 'clean')).toBe(true);
+    // Newest first.
+    expect(list.map((s) => s.startedAt)).toEqual([...list.map((s) => s.startedAt)].sort((a, b) => b - a));
+    expect(new Set(list.map((s) => s.id))).toEqual(new Set(ids));
+  });
+
+  it('leaves alone a recording whose owner still runs, and drops index records that point past the whole events', () => {
+    const library = new RecordingLibrary({ dir: root });
+    const { hub, live } = startSession(library);
+    for (let i = 0; i < 300; i++) hub.record(rpc(i));
+    live.flush();
+    const dir = join(library.dir, live.id);
+    // Alive (this process): not touched.
+    expect(new RecordingLibrary({ dir: root }).recover().repaired).toEqual([]);
+    // Dead, with the events file cut short of what the index names (a power loss between the two writes).
+    hub.store.close();
+    const eventsBytes = statSync(join(dir, EVENTS_FILE)).size;
+    truncateSync(join(dir, EVENTS_FILE), eventsBytes - 500);
+    writeMeta(dir, { ...readMeta(dir), state: 'recording', owner: { pid: 999_999_998 } });
+    const again = new RecordingLibrary({ dir: root });
+    expect(again.recover().repaired).toEqual([live.id]);
+    const summary = again.get(live.id)!;
+    expect(summary.events).toBeLessThan(300);
+    expect(summary.events).toBeGreaterThan(290);
+    expect(summary.notes.join(' ')).toMatch(/index records? past the last whole event dropped/);
+    expect(statSync(join(dir, INDEX_FILE)).size).toBe(summary.events * INDEX_RECORD);
+  });
+
+  it('a durable store keeps its cap: past it, events are recorded as stubs saying so, seqs stay gapless, and it says so once', async () => {
+    const library = new RecordingLibrary({ dir: root });
+    const start: LiveRecordingStart = { kind: 'app', app: { name: 'Switchboard', version: 'test' }, servers: () => [], redact: () => (t) => t };
+    const live = library.startLive(start);
+    const limits: string[] = [];
+    const hub = new TraceHub(undefined, { store: { ...live.storeOptions, windowSize: 50, maxSpillBytes: 64 * 1024, onLimit: (m) => limits.push(m) } });
+    for (let i = 0; i < 2_000; i++) hub.record(rpc(i));
+    hub.close();
+    live.close();
+    expect(limits).toHaveLength(1);
+    expect(limits[0]).toMatch(/recording paused/);
+    const opened = await library.open(live.id);
+    try {
+      const events = [...opened.hub.store.all()];
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 2_000 }, (_, i) => i + 1));
+      expect(events[0]!.body).toEqual(rpc(0).body);
+      expect(events.at(-1)!.text).toMatch(/recording paused/);
+    } finally {
+      opened.hub.close();
+    }
+  });
+
+  it("computes an opened recording's snapshots in the background", async () => {
+    const library = new RecordingLibrary({ dir: root });
+    const { hub, live } = startSession(library);
+    for (let i = 0; i < 6_000; i++) hub.record(rpc(i, i % 2 ? 'a' : 'b'));
+    hub.close();
+    live.close();
+    const opened = await library.open(live.id);
+    try {
+      const total = async () => {
+        for (;;) {
+          const sum = opened.hub.snapshots.serverIds().reduce((n, id) => n + (opened.hub.snapshots.snapshot(id)?.totalEvents ?? 0), 0);
+          if (sum === 6_000) return sum;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      expect(await total()).toBe(6_000);
+      expect(opened.hub.snapshots.serverIds().sort()).toEqual(['a', 'b']);
+    } finally {
+      opened.hub.close();
+    }
+  });
+
+  it('warns once when the live session alone is over the cap, and never removes it', () => {
+    const logs: string[] = [];
+    const library = new RecordingLibrary({ dir: root, retention: () => ({ maxBytes: 64 * 1024 ** 2, maxAgeDays: 0 }), log: (_l, t) => logs.push(t) });
+    const start: LiveRecordingStart = { kind: 'app', app: { name: 'Switchboard', version: 'test' }, servers: () => [], redact: () => (t) => t };
+    const live = library.startLive(start);
+    const hub = new TraceHub(undefined, { store: { ...live.storeOptions, windowSize: 10, previewBytes: 1024 * 1024 } });
+    const body = { text: 'z'.repeat(512 * 1024) };
+    for (let i = 0; i < 140; i++) hub.record(rpc(i, 'a', { body, bytes: 600 * 1024 }));
+    live.flush();
+    expect(library.get(live.id)!.bytes).toBeGreaterThan(64 * 1024 ** 2);
+    expect(library.enforceRetention()).toEqual([]);
+    expect(library.enforceRetention()).toEqual([]);
+    expect(logs.filter((l) => /larger than the library/.test(l))).toHaveLength(1);
+    expect(library.get(live.id)).toMatchObject({ live: true, events: 140 });
+    hub.close();
+    live.close();
+  });
 });

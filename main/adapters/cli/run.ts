@@ -24,6 +24,7 @@ import { FileSecretStore } from '../../core/auth/secret-store';
 import type { ChunkSink } from '../../core/trace/bulk-io';
 import { terminalSafe } from './terminal';
 import { RECORDINGS_HELP, cliDataDir, libraryDir, recordingsCommand } from './recordings';
+import { diffCommand } from './diff';
 import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
 import { replayCommand } from './replay';
 
@@ -56,6 +57,8 @@ ${RECORDINGS_HELP}
   switchboard servers [server flags] [--format mcpServers|vscode|switchboard]
   switchboard audit  [--data-dir DIR] [--limit N] [--json]
   switchboard replay <recording id | FILE.jsonl> [server flags] [--only METHOD]... [--yes] [--timeout MS] [--json]
+  switchboard diff   A B [--json] [--exit-code] [--data-dir DIR] [server flags]
+                     A, B: rec:ID[:SERVER] | file:PATH[:SERVER] | baseline:SERVER | live:SERVER
 
 Server flags:
   --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
@@ -107,6 +110,8 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
         const [sub, ...args] = positionals;
         return await recordingsCommand(sub, values, args, io);
       }
+      case 'diff':
+        return await diffCommand(rest, io, { parse: (a, o) => parse(a, o, true), connectAll: (flags) => connectAll(flags, io) });
       case undefined:
       case '-h':
       case '--help':

@@ -23,7 +23,6 @@ const MAX_SCHEMA_NESTING = 6;
 const MAX_NAME_CHARS = 120;
 
 type Obj = Record<string, unknown>;
-type Area = InterfaceChange['area'];
 type Severity = InterfaceChange['severity'];
 
 const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);

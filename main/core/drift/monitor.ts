@@ -16,11 +16,14 @@ export interface DriftMonitorOptions {
   snapshot?: (serverId: string) => InterfaceSnapshot | undefined;
   /** Lines for the app log (a baselines file that could not be read, a check that failed). */
   log?: (level: 'info' | 'warning' | 'error', text: string, serverId?: string) => void;
+  /** How long a server's lists must stay put before they are checked (default 300 ms): some servers add tools right after initialize. */
+  settleMs?: number;
 }
 
 export class DriftMonitor {
   private readonly store: BaselineStore;
   private readonly checked = new Map<string, DriftStatus>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(readonly options: DriftMonitorOptions = {}) {
     this.store = new BaselineStore(options.file);
@@ -50,7 +53,22 @@ export class DriftMonitor {
     return cleared;
   }
 
-  /** Compares the connected server with its baseline (nothing to do without one, or when it is not connected). */
+  /**
+   * A server's lists changed (it connected, or said list_changed): checked once they have stayed
+   * put for `settleMs`, so a server that adds tools right after initialize is not flagged in between.
+   */
+  listsChanged(serverId: string): void {
+    if (!this.store.get(serverId)) return;
+    clearTimeout(this.timers.get(serverId));
+    const timer = setTimeout(() => {
+      this.timers.delete(serverId);
+      this.check(serverId);
+    }, this.options.settleMs ?? 300);
+    timer.unref();
+    this.timers.set(serverId, timer);
+  }
+
+  /** Compares the connected server with its baseline now (nothing to do without one, or when it is not connected). */
   check(serverId: string): DriftStatus | undefined {
     if (!this.store.get(serverId)) return undefined;
     let now: InterfaceSnapshot | undefined;
@@ -77,6 +95,8 @@ export class DriftMonitor {
   }
 
   close(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
     this.checked.clear();
   }
 

@@ -87,6 +87,21 @@ export function readStrings(fd: number): { tables: StringTables; validBytes: num
     read += n;
   }
   const tables: StringTables = { servers: [], methods: [], exchanges: [], sessions: [] };
+  const end = buffer.lastIndexOf(10, read - 1) + 1;
+  // Fast path: every whole line at once, as one JSON array (a JSON line holds no raw line break).
+  if (end > 0) {
+    let entries: unknown;
+    try {
+      entries = JSON.parse(`[${buffer.toString('utf8', 0, end - 1).replaceAll('\n', ',')}]`);
+    } catch {
+      entries = undefined;
+    }
+    if (Array.isArray(entries) && entries.every(isEntry)) {
+      for (const entry of entries as [TableLetter, string][]) tables[TABLES[entry[0]]].push(entry[1]);
+      return { tables, validBytes: end };
+    }
+  }
+  // A damaged line somewhere: whole lines up to it.
   let start = 0;
   while (start < read) {
     const nl = buffer.indexOf(10, start);
@@ -97,11 +112,15 @@ export function readStrings(fd: number): { tables: StringTables; validBytes: num
     } catch {
       break;
     }
-    if (!Array.isArray(entry) || typeof entry[1] !== 'string' || !(entry[0] in TABLES)) break;
-    tables[TABLES[entry[0] as TableLetter]].push(entry[1]);
+    if (!isEntry(entry)) break;
+    tables[TABLES[entry[0]]].push(entry[1]);
     start = nl + 1;
   }
   return { tables, validBytes: start };
+}
+
+function isEntry(entry: unknown): entry is [TableLetter, string] {
+  return Array.isArray(entry) && entry.length === 2 && typeof entry[1] === 'string' && typeof entry[0] === 'string' && Object.hasOwn(TABLES, entry[0]);
 }
 
 /** A recording's files opened read-only, as the trace store reads them. */

@@ -483,7 +483,7 @@ export class TraceStore {
   }
 
   private pauseAtCap(from: number): void {
-    this.paused = `recording paused at ${formatBytes(this.maxSpillBytes)}: the recording reached its cap; events after #${from.toLocaleString('en-US')} keep only their time, server and kind (export what you need and start a new session)`;
+    this.paused = `recording paused at ${formatBytes(this.maxSpillBytes)}: the recording reached its cap; events from #${(from + 1).toLocaleString('en-US')} on keep only their time, server and kind (export what you need and start a new session)`;
     console.error(`switchboard: trace: ${this.paused}`);
     if (this.limitReported) return;
     this.limitReported = true;
