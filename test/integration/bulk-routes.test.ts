@@ -226,7 +226,7 @@ describe('trace files in and out over HTTP', () => {
     rmSync(medium.path, { force: true });
   });
 
-  it('imports a 600 MB trace with the host’s memory bounded, and streams it back out', { timeout: 240_000 }, async () => {
+  it('imports a 600 MB trace with the host’s memory bounded, and streams it back out', { timeout: 420_000 }, async () => {
     const t0 = performance.now();
     const big = await writeBigTrace(join(dir, 'big.jsonl'), BIG_BYTES);
     const written = performance.now();
