@@ -10,7 +10,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { RecordingRetention, RecordingSummary } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { formatBytes, formatCount, formatMs } from '../../components/format';
-import { TRACE_FILE_ACCEPT, importRecordingFile } from '../traffic';
+import { TRACE_FILE_ACCEPT, filesPickedInPage, importRecordingFile } from '../traffic';
 import { DEFAULT_SORT, cleanTags, endedView, formatStarted, nextSort, retentionForm, retentionFromForm, visibleRecordings, type Sort, type SortKey } from './library-rules';
 import { exportRecording, openRecording, replayRecording } from './recording-actions';
 
@@ -386,7 +386,7 @@ function LibraryHeader({ library, onRetention, onImported }: { library?: Library
           Retention…
         </Button>
         <Tooltip label="Add a JSONL trace file (exported here or by the CLI) to the library">
-          <Button size="xs" variant="default" disabled={!library?.dir} onClick={() => picker.current?.click()} data-testid="recordings-import">
+          <Button size="xs" variant="default" disabled={!library?.dir} onClick={() => (filesPickedInPage() ? picker.current?.click() : void importRecordingFile(api).then(onImported))} data-testid="recordings-import">
             Import…
           </Button>
         </Tooltip>
@@ -400,10 +400,7 @@ function LibraryHeader({ library, onRetention, onImported }: { library?: Library
             const file = e.currentTarget.files?.[0];
             e.currentTarget.value = '';
             if (file)
-              void importRecordingFile(api, file).then((summary) => {
-                if (summary) notifications.show({ title: `Added ${summary.name} to the library`, message: `${formatCount(summary.events)} events.` });
-                onImported();
-              });
+              void importRecordingFile(api, file).then(onImported);
           }}
         />
       </Group>
