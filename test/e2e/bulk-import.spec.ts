@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { writeBigTrace, type BigTrace } from '../integration/support/big-trace';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
+import { apiCall } from './support/charts';
+import { bothThemes } from './support/screenshots';
 import { openTraffic, trafficCount, trafficRows } from './support/traffic';
 
 let app: BrowserModeApp;
@@ -36,11 +38,12 @@ test('a 17 MB trace opens through the file chooser over HTTP, shows its events, 
   const upload = page.waitForRequest((r) => r.url().includes('/api/trace/import?name=seventeen.jsonl') && r.method() === 'POST');
   await page.getByTestId('traffic-import-input').setInputFiles(trace.path);
   await upload;
-  await expect(page.getByTestId('imported-source')).toBeVisible({ timeout: 60_000 });
+  // The notice comes with the switch to the imported source (and closes by itself a few seconds later).
+  await expect(page.getByTestId('trace-import-notice')).toContainText(`${trace.events.toLocaleString('en-US')} events`, { timeout: 60_000 });
+  await expect(page.getByTestId('imported-source')).toBeVisible();
   await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', /^import-\d+$/);
   await expect.poll(() => trafficCount(page), { timeout: 30_000 }).toBe(trace.events);
   await expect(trafficRows(page).first()).toBeVisible();
-  await expect(page.getByTestId('trace-import-notice')).toContainText(`${trace.events.toLocaleString('en-US')} events`);
   expect(app.process.exitCode).toBeNull();
 
   // The export is a link to the route: the browser streams it to disk.
@@ -91,4 +94,38 @@ test('a file that is not a trace is named for what it is, one over 1 GiB is refu
   await expect(notice).toContainText(`the header announces ${trace.events.toLocaleString('en-US')} events; ${keptEvents.toLocaleString('en-US')} were read`);
   await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', /^import-\d+$/);
   await expect.poll(() => trafficCount(page)).toBe(keptEvents);
+});
+
+test('the Recordings view imports the 17 MB trace into the library over HTTP and exports the recording back whole', async ({ page }) => {
+  await openApp(page, app);
+  // The generated events are dated a year before the file's header: keep recordings of any age
+  // (age-based retention would remove this import at once).
+  await apiCall(page, 'updateSettings', { recordingRetention: { maxBytes: 2 * 1024 ** 3, maxAgeDays: 0 } });
+  await page.getByTestId('view-recordings').click();
+  await page.getByTestId('recordings-tab-library').click();
+  await expect(page.getByTestId('recordings-library')).toBeVisible();
+
+  const upload = page.waitForRequest((r) => r.url().includes('/api/recordings/import?name=seventeen.jsonl') && r.method() === 'POST');
+  await page.getByTestId('recordings-import-input').setInputFiles(trace.path);
+  await upload;
+  await expect(page.getByTestId('recording-import-notice')).toContainText(`${trace.events.toLocaleString('en-US')} events`, { timeout: 60_000 });
+  await expect(page.getByTestId('recording-import-notice')).toContainText('Added seventeen.jsonl to the library');
+  const row = page.locator(`[data-testid="recording-row"][data-events="${trace.events}"]`);
+  await expect(row).toHaveCount(1);
+  await expect(row.getByTestId('recording-name')).toHaveText('seventeen.jsonl');
+  await expect(row).toHaveAttribute('data-ended', 'clean');
+  await bothThemes(page, 'recordings-imported', { pointer: { x: 5, y: 5 } });
+
+  // Export: the recording is opened in main, then the browser downloads it from the route.
+  await row.getByTestId('recording-menu').click();
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId('recording-export-jsonl').click()]);
+  expect(download.url()).toMatch(/\/api\/trace\/export\?format=jsonl&source=rec-[A-Za-z0-9_-]+$/);
+  const saved = join(dir, 'recording.jsonl');
+  await download.saveAs(saved);
+  const text = readFileSync(saved, 'utf8');
+  const firstNewline = text.indexOf('\n');
+  expect(JSON.parse(text.slice(0, firstNewline))).toMatchObject({ format: 'switchboard-trace', eventCount: trace.events });
+  expect(createHash('sha256').update(text.slice(firstNewline + 1)).digest('hex')).toBe(trace.eventsHash);
+  rmSync(saved);
+  expect(app.process.exitCode).toBeNull();
 });
