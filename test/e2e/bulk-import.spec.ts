@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Download } from '@playwright/test';
 import { writeBigTrace, type BigTrace } from '../integration/support/big-trace';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { apiCall } from './support/charts';
@@ -29,6 +29,17 @@ test.afterAll(async () => {
   await app?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** A downloaded export is the 17 MB trace: its header's count, and every event line byte for byte. */
+async function expectWholeTrace(download: Download, name: string): Promise<void> {
+  const saved = join(dir, name);
+  await download.saveAs(saved);
+  const text = readFileSync(saved, 'utf8');
+  const firstNewline = text.indexOf('\n');
+  expect(JSON.parse(text.slice(0, firstNewline))).toMatchObject({ format: 'switchboard-trace', eventCount: trace.events });
+  expect(createHash('sha256').update(text.slice(firstNewline + 1)).digest('hex')).toBe(trace.eventsHash);
+  rmSync(saved);
+}
 
 test('a 17 MB trace opens through the file chooser over HTTP, shows its events, and exports back whole', async ({ page }) => {
   expect(trace.bytes).toBeGreaterThan(16 * 1024 * 1024);
@@ -51,13 +62,7 @@ test('a 17 MB trace opens through the file chooser over HTTP, shows its events, 
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId('traffic-export-jsonl').click()]);
   expect(download.url()).toMatch(/\/api\/trace\/export\?format=jsonl&source=import-\d+$/);
   expect(download.suggestedFilename()).toMatch(/^switchboard-.+\.jsonl$/);
-  const saved = join(dir, 'exported.jsonl');
-  await download.saveAs(saved);
-  const text = readFileSync(saved, 'utf8');
-  const firstNewline = text.indexOf('\n');
-  expect(JSON.parse(text.slice(0, firstNewline))).toMatchObject({ format: 'switchboard-trace', eventCount: trace.events });
-  expect(createHash('sha256').update(text.slice(firstNewline + 1)).digest('hex')).toBe(trace.eventsHash);
-  rmSync(saved);
+  await expectWholeTrace(download, 'exported.jsonl');
 });
 
 test('a file that is not a trace is named for what it is, one over 1 GiB is refused up front, a torn one opens with where it was cut', async ({ page }) => {
@@ -120,12 +125,6 @@ test('the Recordings view imports the 17 MB trace into the library over HTTP and
   await row.getByTestId('recording-menu').click();
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId('recording-export-jsonl').click()]);
   expect(download.url()).toMatch(/\/api\/trace\/export\?format=jsonl&source=rec-[A-Za-z0-9_-]+$/);
-  const saved = join(dir, 'recording.jsonl');
-  await download.saveAs(saved);
-  const text = readFileSync(saved, 'utf8');
-  const firstNewline = text.indexOf('\n');
-  expect(JSON.parse(text.slice(0, firstNewline))).toMatchObject({ format: 'switchboard-trace', eventCount: trace.events });
-  expect(createHash('sha256').update(text.slice(firstNewline + 1)).digest('hex')).toBe(trace.eventsHash);
-  rmSync(saved);
+  await expectWholeTrace(download, 'recording.jsonl');
   expect(app.process.exitCode).toBeNull();
 });
