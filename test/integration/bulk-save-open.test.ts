@@ -211,6 +211,51 @@ describe('traceOpenFile and traceSaveFile through main’s dialogs', () => {
   });
 });
 
+it('into the library: the picked file streams in as a recording (kind import), opened and saved back like any recording', async () => {
+  const dataDir = join(dir, 'library-data');
+  const picker = new FakeDialogs();
+  // Recordings of any age are kept: the generated events are dated a year before their header.
+  const settings = new MemorySettingsStore();
+  settings.write({ ...settings.read(), recordingRetention: { maxBytes: 2 * 1024 ** 3, maxAgeDays: 0 } });
+  const withLibrary = createCore({
+    settings,
+    carrier: 'electron',
+    version: 'test',
+    fileDialogs: picker,
+    recordings: { dir: join(dataDir, 'recordings') },
+  });
+  try {
+    const path = join(dir, 'to-library.jsonl');
+    writeFileSync(path, smallTrace(40));
+    picker.answer(path);
+    const reply = await withLibrary.dispatch('traceOpenFile', { into: 'library' });
+    if (!reply.ok) throw new Error(reply.error.message);
+    const added = reply.result as { opened: boolean; name: string; events: number; recording: { id: string; kind: string; events: number; name: string }; problems: unknown[] };
+    expect(added).toMatchObject({ opened: true, name: 'to-library.jsonl', events: 120, problems: [], recording: { kind: 'import', events: 120, name: 'to-library.jsonl' } });
+    const list = await withLibrary.dispatch('recordingsList', {});
+    expect(list.ok && (list.result as { recordings: { id: string }[] }).recordings.map((r) => r.id)).toContain(added.recording.id);
+
+    const opened = await withLibrary.dispatch('recordingOpen', { id: added.recording.id });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const source = (opened.result as { source: string }).source;
+    const out = join(dir, 'from-library.jsonl');
+    picker.answer(out);
+    const saved = await withLibrary.dispatch('traceSaveFile', { format: 'jsonl', source });
+    expect(saved).toMatchObject({ ok: true, result: { saved: true, path: out } });
+    expect(readFileSync(out, 'utf8').split('\n').slice(1)).toEqual(smallTrace(40).split('\n').slice(1));
+
+    // Not a trace: refused, nothing added.
+    const png = join(dir, 'into-library.png');
+    writeFileSync(png, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0]));
+    picker.answer(png);
+    expect(await withLibrary.dispatch('traceOpenFile', { into: 'library' })).toMatchObject({ ok: false, error: { code: 'invalid-arguments', message: expect.stringMatching(/PNG image.*Nothing was imported\.$/) } });
+    const after = await withLibrary.dispatch('recordingsList', {});
+    expect(after.ok && (after.result as { recordings: { kind: string }[] }).recordings.filter((r) => r.kind === 'import')).toHaveLength(1);
+  } finally {
+    await withLibrary.shutdown();
+  }
+});
+
 it('browser mode has no dialogs in main: both answer to use the HTTP routes', async () => {
   const browser = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 'test' });
   try {

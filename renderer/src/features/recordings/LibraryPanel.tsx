@@ -10,7 +10,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { RecordingRetention, RecordingSummary } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { formatBytes, formatCount, formatMs } from '../../components/format';
-import { importRecordingFile } from '../traffic';
+import { TRACE_FILE_ACCEPT, filesPickedInPage, importRecordingFile } from '../traffic';
 import { DEFAULT_SORT, cleanTags, endedView, formatStarted, nextSort, retentionForm, retentionFromForm, visibleRecordings, type Sort, type SortKey } from './library-rules';
 import { exportRecording, openRecording, replayRecording } from './recording-actions';
 
@@ -308,6 +308,9 @@ function LibraryHeader({ library, onRetention, onImported }: { library?: Library
   const [editing, setEditing] = useState(false);
   const [form, setForm] = useState<{ gib: number; days: number }>({ gib: 2, days: 30 });
   const [error, setError] = useState<string | null>(null);
+  const picker = useRef<HTMLInputElement>(null);
+  // Browser mode: the page's own file input; Electron: main's dialog (importRecordingFile without a file).
+  const imported = (added: RecordingSummary | undefined) => added && onImported();
 
   const save = () => {
     const retention = retentionFromForm(form.gib, form.days);
@@ -385,10 +388,22 @@ function LibraryHeader({ library, onRetention, onImported }: { library?: Library
           Retention…
         </Button>
         <Tooltip label="Add a JSONL trace file (exported here or by the CLI) to the library">
-          <Button size="xs" variant="default" disabled={!library?.dir} onClick={() => void importRecordingFile(api).then((added) => added && onImported())} data-testid="recordings-import">
+          <Button size="xs" variant="default" disabled={!library?.dir} onClick={() => (filesPickedInPage() ? picker.current?.click() : void importRecordingFile(api).then(imported))} data-testid="recordings-import">
             Import…
           </Button>
         </Tooltip>
+        <input
+          ref={picker}
+          type="file"
+          accept={TRACE_FILE_ACCEPT}
+          style={{ display: 'none' }}
+          data-testid="recordings-import-input"
+          onChange={(e) => {
+            const file = e.currentTarget.files?.[0];
+            e.currentTarget.value = '';
+            if (file) void importRecordingFile(api, file).then(imported);
+          }}
+        />
       </Group>
     </Group>
   );
