@@ -132,6 +132,8 @@ export const InterfaceSnapshot = z.object({
   prompts: z.array(z.record(z.string(), z.unknown())),
   /** Lists the server was never asked for (or failed to answer): absent from a diff rather than "all removed". */
   missing: z.array(z.enum(['tools', 'resources', 'resourceTemplates', 'prompts'])).default([]),
+  /** What was cut or left out while taking it, in words (a list past the item limit, pages joined, items without a name). */
+  notes: z.array(z.string()).optional(),
 });
 
 export const InterfaceChange = z.object({
@@ -147,6 +149,18 @@ export const InterfaceChange = z.object({
   old: z.unknown().optional(),
   new: z.unknown().optional(),
 });
+
+/** How each area of a diff is named to people (the Compare tab, the CLI). */
+export const INTERFACE_AREA_LABELS: Record<z.output<typeof InterfaceChange>['area'], string> = {
+  protocolVersion: 'Protocol version',
+  serverInfo: 'Server info',
+  capabilities: 'Capabilities',
+  instructions: 'Instructions',
+  tools: 'Tools',
+  resources: 'Resources',
+  resourceTemplates: 'Resource templates',
+  prompts: 'Prompts',
+};
 
 export const InterfaceDiff = z.object({
   same: z.boolean(),

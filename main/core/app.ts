@@ -36,6 +36,8 @@ import { scrubber } from './trace/export-jsonl';
 import { RecordingLibrary, type LiveRecording } from './recordings/library';
 import { TraceSources } from './trace/sources';
 import { DriftMonitor } from './drift/monitor';
+import { BASELINES_FILE } from './drift/baselines';
+import { connectedSnapshot } from './drift/interface';
 import { driftHandlers } from './handlers/drift';
 import { recordingHandlers } from './handlers/recordings';
 import { replayHandlers } from './handlers/replay';
@@ -142,6 +144,7 @@ export function createCore(options: CoreOptions): Core {
       onResourceUpdated: (serverId, uri) => events.emit('resourceUpdated', { serverId, uri, ts: Date.now() }),
       onElicitationComplete: (serverId, elicitationId) => events.emit('elicitationComplete', { serverId, elicitationId, ts: Date.now() }),
       onWantedChange: (serverId, wanted) => rememberConnected(serverId, wanted),
+      onListsChanged: (serverId) => drift.listsChanged(serverId),
     },
     broker,
     auth,
@@ -179,7 +182,13 @@ export function createCore(options: CoreOptions): Core {
 
   const apps = new AppInstances(options.appSandbox);
   const sources = new TraceSources();
-  const drift = new DriftMonitor({ onChange: (status) => events.emit('driftChanged', status) });
+  // Baselines beside a file-backed settings store (owner-only), else in memory; checked on every connect and list change.
+  const drift = new DriftMonitor({
+    file: options.settings.location.startsWith('(') ? undefined : join(dirname(options.settings.location), BASELINES_FILE),
+    onChange: (status) => events.emit('driftChanged', status),
+    snapshot: (serverId) => connectedSnapshot(connections.get(serverId), trace.store),
+    log: (level, text, serverId) => logs.app(level, text, serverId),
+  });
   const ctx: CoreContext = {
     settings: options.settings,
     callMemory,
@@ -221,8 +230,6 @@ export function createCore(options: CoreOptions): Core {
     traceQuery: trace$.traceQuery,
     traceEvent: trace$.traceEvent,
     snapshots: trace$.snapshots,
-    traceExport: trace$.traceExport,
-    traceImport: trace$.traceImport,
     traceSaveFile: trace$.traceSaveFile,
     traceOpenFile: trace$.traceOpenFile,
     ...recordingHandlers(ctx),

@@ -1,2 +1,3 @@
 export { ComparePanel } from './ComparePanel';
 export { DriftBadge } from './DriftBadge';
+export { DriftMenuItems } from './DriftMenuItems';

@@ -6,7 +6,7 @@ import type { ClientFormat, LastCheck, ServerConfig, ServerStatus } from '../../
 import { useApi } from '../../api/context';
 import { copyText } from '../../components/download';
 import { useSignInAction, useSignIns } from '../auth';
-import { DriftBadge } from '../drift';
+import { DriftBadge, DriftMenuItems } from '../drift';
 import { navigation, useNavigation } from '../../state/navigation';
 import { ImportModal } from './ImportModal';
 import { bulkConnect } from './bulk-connect';
@@ -225,6 +225,7 @@ function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatu
               Server info…
             </Menu.Item>
             <Menu.Item onClick={() => navigation.showTraffic({ kind: 'server', serverId: server.id })}>Show traffic</Menu.Item>
+            <DriftMenuItems server={server} />
             {target.type === 'http' && (
               <Menu.Item onClick={() => navigation.showAuth(server.id)} data-testid="server-show-auth">
                 Show sign-in (Auth)
