@@ -143,8 +143,8 @@ describe('replay against the everything fixture', () => {
   });
 
   it('from an imported JSONL trace against a changed server: differences reported with their paths', async () => {
-    const exported = await call(core, 'traceExport', { format: 'jsonl' });
-    const imported = await call(core, 'traceImport', { name: 'session.jsonl', text: exported.text });
+    // Files do not travel the contract: the core's bulk streams (what the HTTP routes and main's dialogs use).
+    const imported = await core.traceBulk.importStream('session.jsonl', core.traceBulk.exportStream('jsonl').chunks);
     const { candidates } = await call(core, 'replayCandidates', { source: imported.source });
     // The first session's requests to the fixture, as the file has them (its connect's lists, the four calls).
     const firstReplay = candidates.filter((c) => c.serverName === 'fixture');
