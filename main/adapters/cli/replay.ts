@@ -19,7 +19,7 @@ import { plannedRequests, replay, type ReplaySource } from '../../core/replay/re
 import { TraceHub } from '../../core/trace/hub';
 import { importJsonl } from '../../core/trace/import-jsonl';
 import { REDACTED } from '../../core/trace/redact';
-import { EXIT, SERVER_OPTIONS, UsageError } from './args';
+import { EXIT, SERVER_OPTIONS, UsageError, parseDuration } from './args';
 import { cliDataDir, libraryDir } from './recordings';
 import { connectAll, parse, statusJson, type Screen } from './run';
 
@@ -87,13 +87,14 @@ export async function replayCommand(args: string[], io: Screen): Promise<number>
   }
   const rec = positionals[0];
   if (!rec || positionals.length > 1) throw new UsageError('replay needs one recording: switchboard replay <recording id | FILE.jsonl>.');
-  const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 100)) throw new UsageError('--timeout is in milliseconds, at least 100.');
+  const timeoutMs = values.timeout === undefined ? undefined : parseDuration(values.timeout as string);
+  if (timeoutMs !== undefined && timeoutMs < 100) throw new UsageError('--timeout must be at least 100ms.');
   const only = values.only as string[] | undefined;
   const dataDir = cliDataDir(values['data-dir'] as string | undefined);
   const from = await openSource(rec, dataDir);
   try {
-    const requests = plannedRequests(from, { only });
+    const { requests, total } = plannedRequests(from, { only });
+    if (total > requests.length) io.err(`switchboard: ${total} requests match; one replay sends the first ${requests.length} (narrow with --only METHOD).\n`);
     if (requests.length === 0) {
       io.err(`switchboard: ${rec} has no requests to replay${only ? ` (--only ${only.join(', ')})` : ''}.\n`);
       return EXIT.usage;

@@ -4,8 +4,8 @@
  */
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
-import { toolsOf } from '../replay/candidates';
-import { plannedRequests, replay, type ReplaySource } from '../replay/replay';
+import { scanRequests, toolsOf } from '../replay/candidates';
+import { replay, type ReplaySource } from '../replay/replay';
 import type { CoreContext } from './context';
 
 type ReplayHandlers = Pick<Handlers, 'replayCandidates' | 'replayRun'>;
@@ -24,8 +24,11 @@ export function replayHandlers(ctx: CoreContext): ReplayHandlers {
 
   return {
     replayCandidates: async ({ source, only, seqs }) => {
-      const requests = plannedRequests(sourceOf(source), { only, seqs }).filter((r) => !r.refused);
-      return { candidates: requests.slice(0, MAX_LISTED).map((r) => r.candidate), tools: toolsOf(requests), total: requests.length };
+      const from = sourceOf(source);
+      // A listing keeps no bodies: summaries and pairing only.
+      const { requests, total } = scanRequests(from.hub, { only, seqs, serverName: from.serverName, max: MAX_LISTED, bodies: false });
+      const listed = requests.filter((r) => !r.refused);
+      return { candidates: listed.map((r) => r.candidate), tools: toolsOf(listed), total: total - (requests.length - listed.length) };
     },
     replayRun: async ({ source, ...args }) => replay(ctx, sourceOf(source), args),
   };

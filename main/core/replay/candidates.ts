@@ -52,7 +52,20 @@ export interface ScanOptions {
   seqs?: number[];
   /** Server id → name, for the candidates' names (else the id). */
   serverName: (id: string) => string;
+  /** Requests kept (the rest are only counted in `total`); default 20,000. */
+  max?: number;
+  /** Keep each request's params and recorded answer (a run needs them; a listing does not). Default true. */
+  bodies?: boolean;
 }
+
+export interface ScanResult {
+  /** Oldest first, at most `max`. */
+  requests: RecordedRequest[];
+  /** Every request that matched, those past `max` included. */
+  total: number;
+}
+
+export const DEFAULT_SCAN_MAX = 20_000;
 
 const PAGE = 5_000;
 const SUMMARY_CHARS = 120;
@@ -95,7 +108,10 @@ export function summarize(method: string, params: Record<string, unknown> | unde
  * server and JSON-RPC id, a request replacing an older one with the same id (a reconnected
  * stdio server numbers from 0 again), as the snapshot engine pairs them.
  */
-export function scanRequests(hub: TraceHub, options: ScanOptions): RecordedRequest[] {
+export function scanRequests(hub: TraceHub, options: ScanOptions): ScanResult {
+  const max = options.max ?? DEFAULT_SCAN_MAX;
+  const bodies = options.bodies ?? true;
+  let total = 0;
   const only = options.only?.length ? new Set(options.only) : undefined;
   const seqs = options.seqs?.length ? new Set(options.seqs) : undefined;
   const found: RecordedRequest[] = [];
@@ -121,6 +137,11 @@ export function scanRequests(hub: TraceHub, options: ScanOptions): RecordedReque
             pending.delete(`${event.server}|${id}`);
             continue;
           }
+          total++;
+          if (found.length >= max) {
+            pending.delete(`${event.server}|${id}`);
+            continue;
+          }
           const params = message.params && typeof message.params === 'object' && !Array.isArray(message.params) ? (message.params as Record<string, unknown>) : undefined;
           const request: RecordedRequest = {
             candidate: {
@@ -131,7 +152,7 @@ export function scanRequests(hub: TraceHub, options: ScanOptions): RecordedReque
               ...(method === 'tools/call' && typeof params?.name === 'string' ? { tool: params.name } : {}),
               summary: summarize(method, params),
             },
-            params,
+            params: bodies ? params : undefined,
             requestTs: event.ts,
             ...(refused ? { refused } : {}),
           };
@@ -147,14 +168,14 @@ export function scanRequests(hub: TraceHub, options: ScanOptions): RecordedReque
           if (!request) continue;
           pending.delete(key);
           request.candidate.responseSeq = event.seq;
-          request.response = { message, ts: event.ts };
+          request.response = { message: bodies ? message : {}, ts: event.ts };
         }
       }
     }
     if (page.nextCursor === undefined) break;
     cursor = page.nextCursor;
   }
-  return found;
+  return { requests: found, total };
 }
 
 /** The distinct tool names of the tools/call among these, sorted. */

@@ -8,8 +8,8 @@ import type { AuditLog } from '../audit/audit-log';
 import type { ConnectionManager } from '../connection/manager';
 import { CoreError } from '../errors';
 import type { TraceHub } from '../trace/hub';
-import { scanRequests, type RecordedRequest } from './candidates';
-import { runReplay } from './run';
+import { scanRequests, type RecordedRequest, type ScanResult } from './candidates';
+import { MAX_SENT, runReplay } from './run';
 
 export interface ReplaySource {
   /** Its name in the report (`live`, `import-N`, `rec-ID`, a file's path). */
@@ -32,9 +32,9 @@ export interface ReplayContext {
   connections: ConnectionManager;
 }
 
-/** The recorded requests a run would send (or skip), in recorded order. */
-export function plannedRequests(from: ReplaySource, args: Pick<ReplayArgs, 'seqs' | 'only'>): RecordedRequest[] {
-  return scanRequests(from.hub, { only: args.only, seqs: args.seqs, serverName: from.serverName });
+/** The recorded requests a run would send (or skip), in recorded order: at most MAX_SENT, with their params and answers (`total` counts them all). */
+export function plannedRequests(from: ReplaySource, args: Pick<ReplayArgs, 'seqs' | 'only'>): ScanResult {
+  return scanRequests(from.hub, { only: args.only, seqs: args.seqs, serverName: from.serverName, max: MAX_SENT });
 }
 
 export function replayTarget(ctx: ReplayContext, requests: RecordedRequest[], serverId?: string) {
@@ -50,7 +50,7 @@ export function replayTarget(ctx: ReplayContext, requests: RecordedRequest[], se
   return target;
 }
 
-export async function replay(ctx: ReplayContext, from: ReplaySource, args: ReplayArgs, requests = plannedRequests(from, args)): Promise<ReplayReport> {
+export async function replay(ctx: ReplayContext, from: ReplaySource, args: ReplayArgs, requests = plannedRequests(from, args).requests): Promise<ReplayReport> {
   if (requests.length === 0) throw new CoreError('invalid-arguments', 'Nothing to replay: the source has no requests that can be sent again (with these filters).');
   const target = replayTarget(ctx, requests, args.serverId);
   return runReplay({ trace: ctx.trace, audit: ctx.audit }, { source: from.source, requests, target, confirmTools: args.confirmTools, timeoutMs: args.timeoutMs });

@@ -123,7 +123,13 @@ function liveAnswer(trace: TraceHub, seqs: RequestSeqs): { message?: Record<stri
 
 export async function runReplay(deps: ReplayDeps, plan: ReplayPlan): Promise<ReplayReport> {
   const { target } = plan;
-  if (target.status().state !== 'connected' && !target.isIdle()) await target.connect();
+  if (target.status().state !== 'connected' && !target.isIdle()) {
+    try {
+      await target.connect();
+    } catch {
+      // said below, with the server's state
+    }
+  }
   const state = target.status();
   if (state.state !== 'connected' && !target.isIdle()) throw new CoreError('conflict', `${target.config.name} is ${state.state}${state.error ? `: ${state.error}` : ''}; nothing was sent.`);
   const confirmed = new Set(plan.confirmTools);
