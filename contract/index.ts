@@ -642,13 +642,6 @@ export const methods = {
   subscribeResource: { args: z.object({ serverId: ServerId, uri: z.string(), subscribe: z.boolean() }).strict(), result: z.object({ subscribed: z.boolean() }) },
   /** `logging/setLevel` (legacy era; the modern era sets the level per request). */
   setLogLevel: { args: z.object({ serverId: ServerId, level: LogLevel }).strict(), result: z.object({ level: LogLevel }) },
-  /** The whole trace as a file: JSONL (everything) or HAR (HTTP exchanges). */
-  traceExport: { args: z.object({ format: z.enum(['jsonl', 'har']), source: TraceSource.optional() }).strict(), result: z.object({ filename: z.string(), mimeType: z.string(), text: z.string() }) },
-  /** Opens a JSONL trace read-only; query it with `source`. */
-  traceImport: {
-    args: z.object({ name: z.string().max(500), text: z.string().max(512 * 1024 * 1024) }).strict(),
-    result: z.object({ source: TraceSource, events: z.number(), servers: z.array(z.object({ id: z.string(), name: z.string() })), problems: z.array(z.object({ line: z.number(), message: z.string() })) }),
-  },
   listPendingRequests: { args: NoArgs, result: z.array(PendingRequest) },
   answerRequest: { args: z.object({ id: z.string(), answer: RequestAnswer }).strict(), result: z.object({ answered: z.boolean() }) },
   /** Replaces a server's roots and tells the server (notifications/roots/list_changed, legacy era). */

@@ -39,8 +39,6 @@ export const METHOD_NAMES = [
   'complete',
   'subscribeResource',
   'setLogLevel',
-  'traceExport',
-  'traceImport',
   'listPendingRequests',
   'answerRequest',
   'setRoots',

@@ -24,6 +24,7 @@ installProcessGuards({
 const code = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  stdout: process.stdout,
   version,
 });
 process.exitCode = code;

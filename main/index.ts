@@ -10,6 +10,7 @@ import { installProcessGuards } from './core/logs/process-guards';
 import { forwardEvents, originOf, registerIpc, trustedSenderCheck } from './adapters/electron/ipc';
 import { installAppProtocol, registerScheme } from './adapters/electron/protocol';
 import { SANDBOX_SCHEME_PRIVILEGE, createElectronSandbox, installSandboxProtocol } from './adapters/electron/app-sandbox';
+import { electronFileDialogs } from './adapters/electron/file-dialogs';
 import { ElectronLoginWindow } from './adapters/electron/login-window';
 import { createElectronSecretStore } from './adapters/electron/secret-store';
 import { ElectronSettingsStore } from './adapters/electron/settings-store';
@@ -82,7 +83,9 @@ async function start(): Promise<void> {
   // MCP Apps: sandbox pages on switchboard-app://sandbox, talking only to our renderer's origin.
   const appSandbox = createElectronSandbox(entry.origin);
   // URLs reach here only after core's scheme check (https, or http on loopback).
-  core = createCore({ settings, carrier: 'electron', version: app.getVersion(), openExternal: (url) => shell.openExternal(url).then(() => true), secrets, login, appSandbox });
+  // Exports and imports: native dialogs in main, the file streamed to or from disk by the core.
+  const fileDialogs = electronFileDialogs({ dialog, parent: () => liveWindow(), saveFolder: () => app.getPath('downloads') });
+  core = createCore({ settings, carrier: 'electron', version: app.getVersion(), openExternal: (url) => shell.openExternal(url).then(() => true), secrets, login, appSandbox, fileDialogs });
   const running = core;
 
   installAppProtocol(protocol, RENDERER_DIR);

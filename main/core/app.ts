@@ -230,8 +230,6 @@ export function createCore(options: CoreOptions): Core {
     traceQuery: trace$.traceQuery,
     traceEvent: trace$.traceEvent,
     snapshots: trace$.snapshots,
-    traceExport: trace$.traceExport,
-    traceImport: trace$.traceImport,
     traceSaveFile: trace$.traceSaveFile,
     traceOpenFile: trace$.traceOpenFile,
     ...recordingHandlers(ctx),

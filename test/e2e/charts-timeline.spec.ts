@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtures/everything/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
-import { apiCall, callOn, findOnLane, numberAttr, serverId, showView } from './support/charts';
+import { apiCall, callOn, exportFromPage, findOnLane, numberAttr, serverId, showView } from './support/charts';
 import { addServer, shellQuote } from './support/ui';
 import { bothThemes } from './support/screenshots';
 
@@ -194,7 +194,7 @@ test('timeline: lanes per server and channel, zoom to milliseconds and back, sel
 });
 
 test('an imported trace is charted and laid out from its own events', async ({}, testInfo) => {
-  const { text } = await apiCall<{ text: string }>(page, 'traceExport', { format: 'jsonl' });
+  const text = await exportFromPage(page, 'jsonl');
   const file = testInfo.outputPath('session.jsonl');
   writeFileSync(file, text);
   const exported = text.trim().split('\n').length - 1; // minus the header line

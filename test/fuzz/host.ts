@@ -10,6 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Envelope } from '../../contract';
 import { startBrowserMode } from '../e2e/support/browser-mode';
 import { HangError, HostClient } from '../support/host-client';
+import { exportOverHttp } from '../support/trace-export';
 
 export { HangError };
 
@@ -25,6 +26,8 @@ export interface Host {
   call<T = unknown>(method: string, args: unknown, deadlineMs?: number): Promise<Envelope & { result?: T }>;
   /** The result, or throws with the error envelope's message. */
   ok<T = unknown>(method: string, args: unknown, deadlineMs?: number): Promise<T>;
+  /** The live trace exported over the host's HTTP route (files do not travel the contract); throws on a failure or after `deadlineMs`. */
+  exportText(format: 'jsonl' | 'har', deadlineMs: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -48,6 +51,10 @@ export async function startHost(): Promise<Host> {
       const reply = await call<T>(method, args, deadlineMs);
       if (!reply.ok) throw new Error(`${method} failed: ${reply.error.message}`);
       return reply.result as T;
+    },
+    exportText: (format, deadlineMs) => {
+      if (!alive()) return Promise.reject(new Error(`host is dead (exit ${child.exitCode ?? child.signalCode}) before the ${format} export`));
+      return exportOverHttp(app, format, undefined, deadlineMs);
     },
     close: async () => {
       client.close();

@@ -257,18 +257,13 @@ export class Fuzzer {
   private async checkExport(result: CaseResult): Promise<void> {
     for (const format of ['jsonl', 'har'] as const) {
       result.checks++;
-      let reply;
+      let text: string;
       try {
-        reply = await this.host.call<{ text: string }>('traceExport', { format }, DEADLINE_MS * 3);
+        text = await this.host.exportText(format, DEADLINE_MS * 3);
       } catch (error) {
         result.failures.push(`export ${format}: ${(error as Error).message}`);
         continue;
       }
-      if (!reply.ok) {
-        result.failures.push(`export ${format} failed: ${reply.error.message}`);
-        continue;
-      }
-      const text = reply.result!.text;
       try {
         if (format === 'har') {
           const har = JSON.parse(text) as { log?: { entries?: unknown[] } };

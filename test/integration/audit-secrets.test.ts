@@ -16,6 +16,7 @@ import type { ServerStatus } from '../../contract';
 import { createCore, type Core } from '../../main/core/app';
 import { ConfSettingsStore } from '../../main/core/store/conf-settings';
 import { SUBSTRING_MIN } from '../../main/core/trace/redact';
+import { exportText } from '../support/trace-export';
 import { auditStdioCommand } from '../fixtures/audit/strings';
 import { startFixture, type RunningFixture } from '../fixtures/everything/harness';
 
@@ -80,8 +81,8 @@ describe('secrets in arguments, URLs and headers', () => {
     await ok('callTool', { tool: 'local__echo', args: { leak: `${LONG.argToken} ${LONG.argApiKey} ${LONG.env}`, password: 'typed-in-pw-1' } });
     await ok('callTool', { tool: 'remote__echo', args: { text: `${LONG.queryApiKey} ${LONG.header}` } });
 
-    const jsonl = (await ok<{ text: string }>('traceExport', { format: 'jsonl' })).text;
-    const har = (await ok<{ text: string }>('traceExport', { format: 'har' })).text;
+    const jsonl = exportText(core, 'jsonl');
+    const har = exportText(core, 'har');
     // The positive control: the calls and the spawn are in the exports, redacted.
     expect(jsonl).toContain('--token=[redacted]');
     expect(jsonl).toContain('"--api-key","[redacted]","--auth","[redacted]"');
@@ -124,8 +125,8 @@ describe('secrets in arguments, URLs and headers', () => {
 
   it("removes one server's secret sent to another from both exports (their last net)", async () => {
     await ok('callTool', { tool: 'remote__echo', args: { text: `from local: ${LONG.argToken}` } });
-    for (const format of ['jsonl', 'har']) {
-      const text = (await ok<{ text: string }>('traceExport', { format })).text;
+    for (const format of ['jsonl', 'har'] as const) {
+      const text = exportText(core, format);
       expect(text).toContain('from local: [redacted]');
       expectNoSecrets(`${format} export`, text);
     }

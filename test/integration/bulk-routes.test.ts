@@ -256,6 +256,89 @@ describe('trace files in and out over HTTP', () => {
   });
 });
 
+describe('recordings over HTTP: imported into the library, opened, exported back', () => {
+  const importRecording = (name: string, body: Buffer | string | Readable, headers: Record<string, string> = auth()) =>
+    send('POST', `/api/recordings/import?name=${encodeURIComponent(name)}`, { 'content-type': 'application/x-ndjson', ...headers }, body);
+  const listed = async () => ((await call('recordingsList', {})).result.recordings as { id: string; kind: string; events: number }[]).filter((r) => r.kind === 'import');
+
+  it('sits behind the same gate: no token, a foreign Origin, a cookie without Origin, a GET are refused, and nothing is added', async () => {
+    // The generated traces' events are dated a year before their header; age-based retention
+    // (which dates an import by its last event) would remove them at once: keep recordings of any age.
+    expect(await call('updateSettings', { recordingRetention: { maxBytes: 2 * 1024 ** 3, maxAgeDays: 0 } })).toMatchObject({ ok: true });
+    const small = smallTrace(2).join('\n') + '\n';
+    expect((await importRecording('a.jsonl', small, {})).status).toBe(401);
+    expect((await importRecording('a.jsonl', small, { ...auth(), origin: 'http://evil.example' })).status).toBe(403);
+    expect((await importRecording('a.jsonl', small, { cookie })).status).toBe(403);
+    expect((await importRecording('a.jsonl', small, { ...auth(), 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await send('POST', `/api/recordings/import?name=a.jsonl&token=${token}`, {}, small)).status).toBe(401);
+    expect((await send('GET', '/api/recordings/import', auth())).status).toBe(405);
+    expect(await listed()).toEqual([]);
+  });
+
+  it('a 17 MB trace streams into the library as a recording; opened as rec-ID it exports back line for line', async () => {
+    const medium = await writeBigTrace(join(dir, 'library.jsonl'), 17 * MiB);
+    try {
+      const reply = await importRecording('library.jsonl', createReadStream(medium.path), { cookie, origin: app.origin, 'sec-fetch-site': 'same-origin' });
+      expect(reply.status).toBe(200);
+      expect(reply.json.problems).toEqual([]);
+      const recording = reply.json.recording;
+      expect(recording).toMatchObject({ name: 'library.jsonl', kind: 'import', ended: 'clean', live: false, events: medium.events, servers: [{ id: SERVER_ID, name: 'bulk' }] });
+      expect((await listed()).map((r) => [r.id, r.events])).toEqual([[recording.id, medium.events]]);
+
+      // Not open yet: the export says how to open it.
+      const closed = await send('GET', `/api/trace/export?format=jsonl&source=rec-${recording.id}`, auth());
+      expect(closed.status).toBe(404);
+      expect(closed.json.error.message).toMatch(/is not open \(open it from the library\)/);
+
+      const opened = await call('recordingOpen', { id: recording.id });
+      expect(opened).toMatchObject({ ok: true, result: { source: `rec-${recording.id}` } });
+      const jsonl = await streamExport(`/api/trace/export?format=jsonl&source=rec-${recording.id}`);
+      expect(jsonl.status).toBe(200);
+      expect(jsonl.header).toMatchObject({ format: 'switchboard-trace', eventCount: medium.events, servers: [expect.objectContaining({ id: SERVER_ID, name: 'bulk' })] });
+      expect(jsonl.lines).toBe(medium.events);
+      expect(jsonl.eventsHash).toBe(medium.eventsHash);
+      const har = await send('GET', `/api/trace/export?format=har&source=rec-${recording.id}`, auth());
+      expect(har.status).toBe(200);
+      expect(har.json.log.entries).toHaveLength(medium.exchanges);
+    } finally {
+      rmSync(medium.path, { force: true });
+    }
+  });
+
+  it('hostile files: refused with what they are (nothing added), or kept with their problems named; over the limit refused unread', async () => {
+    const before = (await listed()).length;
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2000, 7)]);
+    const refused = await importRecording('shot.png', png);
+    expect(refused.status).toBe(422);
+    expect(refused.json.error).toEqual({ code: 'invalid-arguments', message: expect.stringMatching(/shot\.png is a PNG image, not a Switchboard trace.*Nothing was imported\.$/) });
+    expect((await importRecording('empty.jsonl', '')).status).toBe(422);
+    expect((await listed()).length).toBe(before);
+
+    const text = smallTrace(20).join('\n');
+    const torn = await importRecording('torn.jsonl', text.slice(0, text.length - 40));
+    expect(torn.status).toBe(200);
+    expect(torn.json.recording.events).toBe(59);
+    expect(torn.json.problems[0]).toEqual({ line: 61, message: expect.stringMatching(/ends in the middle of this line/) });
+    expect((await listed()).length).toBe(before + 1);
+
+    const huge = await new Promise<Reply>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path: '/api/recordings/import?name=huge.jsonl', method: 'POST', headers: { host: `127.0.0.1:${port}`, ...auth(), 'content-length': String(2 * 1024 * MiB) } },
+        (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: JSON.parse(body) }));
+        },
+      );
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(huge.status).toBe(413);
+    expect(huge.json.error.message).toMatch(/huge\.jsonl is 2\.0 GiB; Switchboard opens traces of up to 1\.0 GiB/);
+    expect((await listed()).length).toBe(before + 1);
+  });
+});
+
 describe('hostile files get clear messages, and the host stays usable', () => {
   const lines = smallTrace(20); // header + 60 events
 

@@ -107,7 +107,7 @@ describe('switchboard CLI', () => {
     );
     const out = join(dir, 'secret.jsonl');
     const rec = await cli([
-      'record', '--config', config, '--out', out, '--for', '200ms',
+      'record', '--config', config, '--out', out, '--for', '200ms', '--data-dir', dir,
       '--call', 'local__echo', '--args', JSON.stringify({ text: `leak ${ENV_SECRET}` }),
       '--call', 'remote__echo', '--args', JSON.stringify({ text: `leak ${BEARER}` }),
     ]);
@@ -134,7 +134,7 @@ describe('exports', () => {
 
   beforeAll(async () => {
     jsonlPath = join(dir, 'session.jsonl');
-    const rec = await cli(['record', '--url', http.url, '--out', jsonlPath, '--call', 'slow_count', '--args', '{"steps":3,"delayMs":30}', '--call', 'echo', '--args', '{"text":"x"}']);
+    const rec = await cli(['record', '--url', http.url, '--out', jsonlPath, '--data-dir', dir, '--call', 'slow_count', '--args', '{"steps":3,"delayMs":30}', '--call', 'echo', '--args', '{"text":"x"}']);
     expect(rec.code).toBe(0);
   });
 

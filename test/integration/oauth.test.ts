@@ -18,6 +18,7 @@ import { FileSecretStore } from '../../main/core/auth/secret-store';
 import { ConfSettingsStore } from '../../main/core/store/conf-settings';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { startOAuthFixture, type StartOAuthFixtureOptions } from '../fixtures/oauth/harness';
+import { exportText } from '../support/trace-export';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/switchboard.mjs');
@@ -368,14 +369,7 @@ describe('OAuth in the core', () => {
     expect(stats.issued.verifiers.length).toBe(2);
     expect(secrets.every((s) => s.length >= 20)).toBe(true);
 
-    const exported = await Promise.all(
-      (['jsonl', 'har'] as const).map(async (format) => {
-        const reply = await core.dispatch('traceExport', { format });
-        if (!reply.ok) throw new Error(reply.error.message);
-        return (reply.result as { text: string }).text;
-      }),
-    );
-    const [jsonl, har] = exported as [string, string];
+    const [jsonl, har] = [exportText(core, 'jsonl'), exportText(core, 'har')];
     // The exports do hold the flow: its requests, with the secrets' places marked.
     for (const text of [jsonl, har]) {
       expect(text).toContain('/token');

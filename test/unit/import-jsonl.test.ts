@@ -212,7 +212,7 @@ describe('files that are not traces say what they are', () => {
   });
 });
 
-describe("through the contract's traceImport and traceExport (Electron's path)", () => {
+describe("through the core's bulk streams (what the HTTP routes and main's file dialogs use)", () => {
   it('opens the same trace with the same problems, and exports it back line for line', async () => {
     const { createCore } = await import('../../main/core/app');
     const { MemorySettingsStore } = await import('../../main/core/store/settings');
@@ -220,24 +220,21 @@ describe("through the contract's traceImport and traceExport (Electron's path)",
     try {
       const lines = trace(30);
       const torn = lines.join('\n').slice(0, -10);
-      const reply = await core.dispatch('traceImport', { name: 'torn.jsonl', text: torn });
-      expect(reply).toMatchObject({ ok: true, result: { source: 'import-1', events: 89, servers: [{ id: 'srv-bulk', name: 'bulk' }] } });
-      const problems = (reply as { result: { problems: { line: number; message: string }[] } }).result.problems;
-      expect(problems.map((p) => p.line)).toEqual([91, 1]);
-      expect(problems[0]!.message).toMatch(/^the file ends in the middle of this line/);
+      const reply = await core.traceBulk.importStream('torn.jsonl', textChunks(torn));
+      expect(reply).toMatchObject({ source: 'import-1', events: 89, servers: [{ id: 'srv-bulk', name: 'bulk' }] });
+      expect(reply.problems.map((p) => p.line)).toEqual([91, 1]);
+      expect(reply.problems[0]!.message).toMatch(/^the file ends in the middle of this line/);
 
-      const whole = await core.dispatch('traceImport', { name: 'whole.jsonl', text: lines.join('\n') + '\n' });
-      expect(whole).toMatchObject({ ok: true, result: { source: 'import-2', events: 90, problems: [] } });
-      const exported = await core.dispatch('traceExport', { format: 'jsonl', source: 'import-2' });
-      const text = (exported as { result: { text: string } }).result.text;
+      const whole = await core.traceBulk.importStream('whole.jsonl', textChunks(lines.join('\n') + '\n'));
+      expect(whole).toMatchObject({ source: 'import-2', events: 90, problems: [] });
+      const text = [...core.traceBulk.exportStream('jsonl', 'import-2').chunks].join('');
       expect(text.split('\n').slice(1)).toEqual([...lines.slice(1), '']);
       expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ eventCount: 90, servers: [expect.objectContaining({ id: 'srv-bulk', name: 'bulk' })] });
-      const har = await core.dispatch('traceExport', { format: 'har', source: 'import-2' });
-      expect(JSON.parse((har as { result: { text: string } }).result.text).log.entries).toHaveLength(30);
+      const har = [...core.traceBulk.exportStream('har', 'import-2').chunks].join('');
+      expect(JSON.parse(har).log.entries).toHaveLength(30);
 
-      // A PNG read as text by the page (file.text()): its first byte is not UTF-8.
-      const refused = await core.dispatch('traceImport', { name: 'x.png', text: '\uFFFDPNG\r\n\u001a\n' });
-      expect(refused).toMatchObject({ ok: false, error: { code: 'invalid-arguments', message: expect.stringMatching(/x\.png is binary data, not a Switchboard trace.*Nothing was opened\.$/) } });
+      // A PNG whose first byte was read as text (not UTF-8).
+      await expect(core.traceBulk.importStream('x.png', textChunks('\uFFFDPNG\r\n\u001a\n'))).rejects.toMatchObject({ code: 'invalid-arguments', message: expect.stringMatching(/x\.png is binary data, not a Switchboard trace.*Nothing was opened\.$/) });
     } finally {
       await core.shutdown();
     }

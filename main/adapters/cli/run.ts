@@ -11,7 +11,6 @@ import { once } from 'node:events';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ErrorKind, ServerStatus } from '../../../contract';
 import { join } from 'node:path';
-import envPaths from 'env-paths';
 import { ClientFormat, ServerConfigInput } from '../../../contract';
 import { FileAuditLog } from '../../core/audit/audit-log';
 import { createCore, type Core } from '../../core/app';
@@ -22,23 +21,28 @@ import { jsonlLines } from '../../core/trace/export-jsonl';
 import { readJsonlTrace } from '../../core/trace/import-jsonl';
 import { HeadlessLogin, LoopbackLogin } from '../../core/auth/login';
 import { FileSecretStore } from '../../core/auth/secret-store';
+import type { ChunkSink } from '../../core/trace/bulk-io';
 import { terminalSafe } from './terminal';
 import { diffCommand } from './diff';
+import { RECORDINGS_HELP, cliDataDir, libraryDir, recordingsCommand } from './recordings';
 import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
+import { replayCommand } from './replay';
 
 export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
   version: string;
+  /** The real stdout, for output streamed with backpressure (`recordings export` without --out); absent: `out`. */
+  stdout?: ChunkSink;
 }
 
 /** The commands' view of the terminal: `out`/`err` made safe for people, `json` exact. */
-interface Screen extends CliIo {
+export interface Screen extends CliIo {
   json: (text: string) => void;
 }
 
 function screenOf(io: CliIo): Screen {
-  return { version: io.version, out: (text) => io.out(terminalSafe(text)), err: (text) => io.err(terminalSafe(text)), json: (text) => io.out(text) };
+  return { version: io.version, stdout: io.stdout, out: (text) => io.out(terminalSafe(text)), err: (text) => io.err(terminalSafe(text)), json: (text) => io.out(text) };
 }
 
 const HELP = `switchboard — inspect MCP servers from the command line
@@ -46,12 +50,15 @@ const HELP = `switchboard — inspect MCP servers from the command line
 Usage:
   switchboard tools  [server flags] [--json]
   switchboard call   <tool> [--args JSON] [--timeout MS] [server flags] [--json]
-  switchboard record --out FILE.jsonl [--for DURATION] [--call TOOL --args JSON]... [server flags]
+  switchboard record [--out FILE.jsonl] [--name NAME] [--for DURATION] [--call TOOL --args JSON]... [server flags]
+                     (always kept in the recordings library under --data-dir too)
   switchboard export FILE.jsonl --format har|jsonl --out FILE
+${RECORDINGS_HELP}
   switchboard servers [server flags] [--format mcpServers|vscode|switchboard]
   switchboard audit  [--data-dir DIR] [--limit N] [--json]
   switchboard diff   A B [--json] [--exit-code] [--data-dir DIR] [server flags]
                      A, B: rec:ID[:SERVER] | file:PATH[:SERVER] | baseline:SERVER | live:SERVER
+  switchboard replay <recording id | FILE.jsonl> [server flags] [--only METHOD]... [--yes] [--timeout MS] [--json]
 
 Server flags:
   --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
@@ -72,9 +79,10 @@ When a server asks for OAuth:
   --client-id ID, --client-secret SECRET   a pre-registered client
   --client-metadata-url URL                a Client ID Metadata Document (https)
   --scope "A B"        the scopes to ask for
-  --data-dir DIR       where tokens are kept (owner-only secrets.json; default: config dir)
+  --data-dir DIR       where tokens (owner-only secrets.json), the audit and the recordings
+                       library (recordings/) are kept; default: the config dir
 
-Exit codes: 0 ok, 2 usage or config error, 3 auth required, 4 unreachable,
+Exit codes: 0 ok, 1 replayed responses differ, 2 usage or config error, 3 auth required, 4 unreachable,
             5 tool or JSON-RPC error, 6 timeout.`;
 
 export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
@@ -96,6 +104,14 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
         return auditCommand(rest, io);
       case 'diff':
         return await diffCommand(rest, io, { parse: (a, o) => parse(a, o, true), connectAll: (flags) => connectAll(flags, io) });
+      case 'replay':
+        return await replayCommand(rest, io);
+      case 'recordings': {
+        const { values, positionals } = parse(rest, { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false }, format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }, true);
+        if (values.help) return help(io);
+        const [sub, ...args] = positionals;
+        return await recordingsCommand(sub, values, args, io);
+      }
       case undefined:
       case '-h':
       case '--help':
@@ -118,7 +134,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
   }
 }
 
-function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, allowPositionals = false) {
+export function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
@@ -127,16 +143,18 @@ function parse<const O extends NonNullable<ParseArgsConfig['options']>>(args: st
 }
 
 /** Connects every selected server in parallel; a server that fails is reported, the others carry on. */
-async function connectAll(flags: Record<string, unknown>, io: Screen, options: { quiet?: boolean } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
-  const servers = withOAuthFlags(serversFromFlags(flags), flags);
+export async function connectAll(flags: Record<string, unknown>, io: Screen, options: { quiet?: boolean; record?: { name?: string }; servers?: ServerConfigInput[] } = {}): Promise<{ core: Core; statuses: ServerStatus[] }> {
+  const servers = withOAuthFlags(options.servers ?? serversFromFlags(flags), flags);
   if (servers.length === 0) throw new UsageError('No servers to connect to.');
   const { elicitationAnswers, ...policies } = policiesFromFlags(flags);
-  const dataDir = (flags['data-dir'] as string | undefined) ?? envPaths('switchboard', { suffix: '' }).config;
+  const dataDir = cliDataDir(flags['data-dir'] as string | undefined);
   const core = createCore({
     settings: new MemorySettingsStore(),
     carrier: 'browser',
     version: io.version,
     elicitationAnswers,
+    // `record`: the session is written into the library as it happens (crash-safe), like the app's.
+    recordings: options.record ? { dir: libraryDir(dataDir), kind: 'cli', name: options.record.name ?? `record: ${servers.map((s) => s.name).join(', ')}` } : false,
     // Tokens outlive the run: the next command signs in without a browser.
     secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'The CLI has no access to an OS keychain.'),
     login: flags['oauth-headless'] ? new HeadlessLogin() : systemBrowserLogin(io),
@@ -216,16 +234,17 @@ async function callCommand(args: string[], io: Screen): Promise<number> {
 }
 
 async function recordCommand(args: string[], io: Screen): Promise<number> {
-  const options = { ...SERVER_OPTIONS, out: { type: 'string' }, for: { type: 'string' }, call: { type: 'string', multiple: true }, args: { type: 'string', multiple: true } } as const;
+  const options = { ...SERVER_OPTIONS, out: { type: 'string' }, name: { type: 'string' }, for: { type: 'string' }, call: { type: 'string', multiple: true }, args: { type: 'string', multiple: true } } as const;
   const { values } = parse(args, options);
   if (values.help) return help(io);
-  if (!values.out) throw new UsageError('record needs --out FILE.jsonl.');
+  const name = values.name as string | undefined;
+  if (name !== undefined && (name.trim() === '' || name.length > 200)) throw new UsageError('--name must be 1 to 200 characters.');
   const duration = values.for ? parseDuration(values.for as string) : 0;
   const calls = (values.call as string[] | undefined) ?? [];
   const callArgs = (values.args as string[] | undefined) ?? [];
   if (callArgs.length > calls.length) throw new UsageError('Each --args belongs to the --call before it; there are more --args than --call.');
   const plannedArgs = calls.map((_, i) => parseJsonObject(callArgs[i], `--args #${i + 1}`));
-  const { core, statuses } = await connectAll(values, io);
+  const { core, statuses } = await connectAll(values, io, { record: { name: name?.trim() } });
   let exit = failureExit(statuses);
   try {
     for (const [i, tool] of calls.entries()) {
@@ -237,17 +256,22 @@ async function recordCommand(args: string[], io: Screen): Promise<number> {
     }
     if (duration > 0) await new Promise((resolve) => setTimeout(resolve, duration));
     await core.connections.closeAll(); // the DELETEs and exits belong in the recording
-    const lines = jsonlLines({
-      app: { name: 'Switchboard', version: io.version },
-      startedAt: core.trace.store.query({ limit: 1 }).events[0]?.ts ?? Date.now(),
-      servers: core.connections.all().map((c) => c.config),
-      events: core.trace.store.all(),
-      eventCount: core.trace.store.size,
-      redactors: core.connections.all().map((c) => c.redactor),
-    });
-    await writeLines(values.out as string, lines);
-    if (values.json) io.json(JSON.stringify({ out: values.out, events: core.trace.store.size, servers: statuses.map(statusJson) }) + '\n');
-    else io.err(`recorded ${core.trace.store.size} events to ${values.out}\n`);
+    const out = values.out as string | undefined;
+    if (out) {
+      const lines = jsonlLines({
+        app: { name: 'Switchboard', version: io.version },
+        startedAt: core.trace.store.query({ limit: 1 }).events[0]?.ts ?? Date.now(),
+        servers: core.connections.all().map((c) => c.config),
+        events: core.trace.store.all(),
+        eventCount: core.trace.store.size,
+        redactors: core.connections.all().map((c) => c.redactor),
+      });
+      await writeLines(out, lines);
+    }
+    const recording = core.liveRecording?.id;
+    const events = core.trace.store.size;
+    if (values.json) io.json(JSON.stringify({ out, recording, events, servers: statuses.map(statusJson) }) + '\n');
+    else io.err(`recorded ${events} events${out ? ` to ${out}` : ''}${recording ? `${out ? ' and' : ''} into the library as ${recording}` : ''}\n`);
     return exit;
   } finally {
     await core.shutdown();
@@ -299,7 +323,7 @@ async function serversCommand(args: string[], io: Screen): Promise<number> {
 function auditCommand(args: string[], io: Screen): number {
   const { values } = parse(args, { 'data-dir': { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } });
   if (values.help) return help(io);
-  const dir = (values['data-dir'] as string | undefined) ?? envPaths('switchboard', { suffix: '' }).config;
+  const dir = cliDataDir(values['data-dir'] as string | undefined);
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number.');
   const log = new FileAuditLog(join(dir, 'audit.jsonl'));
@@ -337,7 +361,7 @@ function renderResult(result: Record<string, unknown>): string {
   return parts.join('\n') + '\n';
 }
 
-function statusJson(s: ServerStatus) {
+export function statusJson(s: ServerStatus) {
   return { name: s.name, state: s.state, error: s.error, errorKind: s.errorKind, era: s.era, protocolVersion: s.protocolVersion, toolCount: s.toolCount };
 }
 

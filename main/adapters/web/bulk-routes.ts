@@ -3,8 +3,9 @@
  * hundreds of megabytes never travels as one WebSocket message (the contract's socket has a
  * 16 MiB frame limit) and is never held whole in memory on either side.
  *
- *   POST /api/trace/import?name=FILE   body: the JSONL trace → JSON {source, events, servers, problems}
- *   GET  /api/trace/export?format=jsonl|har[&source=live|import-N]   → the file, as an attachment
+ *   POST /api/trace/import?name=FILE        body: the JSONL trace → JSON {source, events, servers, problems} (opened read-only)
+ *   POST /api/recordings/import?name=FILE   body: the JSONL trace → JSON {recording, problems} (added to the library)
+ *   GET  /api/trace/export?format=jsonl|har[&source=live|import-N|rec-ID]   → the file, as an attachment
  *
  * They sit behind host.ts's gate (token, Host, Origin) like everything else, and add two rules
  * of their own: the token never rides in the URL here, and a POST authenticated by the cookie
@@ -14,14 +15,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TraceSource } from '../../../contract';
 import type { Core } from '../../core/app';
 import { CoreError } from '../../core/errors';
+import { tooLargeMessage, writeChunks } from '../../core/trace/bulk-io';
 import { IMPORT_LIMITS } from '../../core/trace/import-jsonl';
 import type { GateVerdict } from './security';
 
 export const BULK_IMPORT_PATH = '/api/trace/import';
 export const BULK_EXPORT_PATH = '/api/trace/export';
+export const RECORDING_IMPORT_PATH = '/api/recordings/import';
 
-/** Export pieces are gathered to about this size before a write. */
-const WRITE_BYTES = 64 * 1024;
 const MAX_NAME = 500;
 
 type ErrorCode = 'invalid-arguments' | 'not-found' | 'too-large' | 'forbidden' | 'unauthorized' | 'method-not-allowed' | 'failed';
@@ -41,7 +42,7 @@ const STATUS: Record<ErrorCode, number> = {
  */
 export async function handleBulkRoute(req: IncomingMessage, res: ServerResponse, core: Core, verdict: Extract<GateVerdict, { ok: true }>): Promise<boolean> {
   const url = new URL(req.url ?? '/', 'http://placeholder');
-  if (url.pathname !== BULK_IMPORT_PATH && url.pathname !== BULK_EXPORT_PATH) return false;
+  if (url.pathname !== BULK_IMPORT_PATH && url.pathname !== BULK_EXPORT_PATH && url.pathname !== RECORDING_IMPORT_PATH) return false;
   if (verdict.via === 'query') {
     fail(res, 'unauthorized', 'The token is not accepted in the URL of an API route: send the cookie or the x-switchboard-token header.');
     return true;
@@ -50,16 +51,17 @@ export async function handleBulkRoute(req: IncomingMessage, res: ServerResponse,
     fail(res, 'forbidden', 'Cross-site requests are refused.');
     return true;
   }
-  if (url.pathname === BULK_IMPORT_PATH) {
+  if (url.pathname === BULK_IMPORT_PATH || url.pathname === RECORDING_IMPORT_PATH) {
     if (req.method !== 'POST') {
-      fail(res, 'method-not-allowed', `${BULK_IMPORT_PATH} takes a POST with the trace as its body.`, { allow: 'POST' });
+      fail(res, 'method-not-allowed', `${url.pathname} takes a POST with the trace as its body.`, { allow: 'POST' });
       return true;
     }
     if (verdict.via === 'cookie' && req.headers.origin === undefined) {
       fail(res, 'forbidden', 'A POST authenticated by the cookie must carry an Origin header.');
       return true;
     }
-    await importRoute(req, res, core, url.searchParams);
+    const into = url.pathname === RECORDING_IMPORT_PATH ? core.traceBulk.importRecording : core.traceBulk.importStream;
+    await importRoute(req, res, core, url.searchParams, into);
     return true;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -70,20 +72,20 @@ export async function handleBulkRoute(req: IncomingMessage, res: ServerResponse,
   return true;
 }
 
-async function importRoute(req: IncomingMessage, res: ServerResponse, core: Core, params: URLSearchParams): Promise<void> {
+type Importer = (name: string, chunks: AsyncIterable<Uint8Array | string>) => Promise<unknown>;
+
+async function importRoute(req: IncomingMessage, res: ServerResponse, core: Core, params: URLSearchParams, into: Importer): Promise<void> {
   const name = (params.get('name') ?? 'trace.jsonl').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_NAME) || 'trace.jsonl';
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > IMPORT_LIMITS.fileBytes) {
-    fail(res, 'too-large', `${name} is ${mib(declared)}; Switchboard opens traces of up to ${mib(IMPORT_LIMITS.fileBytes)}. Split it (for example \`split -l 1000000 ${name}\`, then put the first line, the header, on top of each part). Nothing was opened.`, {
-      connection: 'close',
-    });
+    fail(res, 'too-large', tooLargeMessage(name, declared), { connection: 'close' });
     // The body is not wanted: close once the answer is out.
     res.once('finish', () => req.destroy());
     return;
   }
   try {
     // Not destroyed when reading stops early (at the size limit): the answer still has to go out on this socket.
-    const result = await core.traceBulk.importStream(name, req.iterator({ destroyOnReturn: false }));
+    const result = await into(name, req.iterator({ destroyOnReturn: false }));
     const stoppedEarly = !req.readableEnded;
     sendJson(res, 200, result, stoppedEarly ? { connection: 'close' } : {});
     // Reading stopped at the size limit: the rest of the body is not wanted.
@@ -102,7 +104,7 @@ async function exportRoute(req: IncomingMessage, res: ServerResponse, core: Core
   }
   const source = TraceSource.safeParse(params.get('source') ?? undefined);
   if (!source.success) {
-    fail(res, 'invalid-arguments', 'source must be "live" or "import-N".');
+    fail(res, 'invalid-arguments', 'source must be "live", "import-N" or "rec-ID" (a recording opened from the library).');
     return;
   }
   let stream;
@@ -122,30 +124,9 @@ async function exportRoute(req: IncomingMessage, res: ServerResponse, core: Core
     res.end();
     return;
   }
-  let closed = false;
-  res.once('close', () => (closed = true));
   try {
-    let pending: string[] = [];
-    let pendingBytes = 0;
-    for (const chunk of stream.chunks) {
-      if (closed) return;
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (pendingBytes < WRITE_BYTES) continue;
-      const ok = res.write(pending.join(''));
-      pending = [];
-      pendingBytes = 0;
-      if (!ok) await new Promise<void>((resume) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resume();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
-    if (!closed) res.end(pending.join(''));
+    const { closed } = await writeChunks(stream.chunks, res);
+    if (!closed) res.end();
   } catch (error) {
     // The headers are gone: break the response so the download fails instead of ending short.
     core.logs.app('error', `Export failed while streaming: ${(error as Error).message}`);
@@ -172,8 +153,4 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(text)), ...headers });
   res.end(text);
-}
-
-function mib(bytes: number): string {
-  return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
 }

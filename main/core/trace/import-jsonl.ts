@@ -121,7 +121,7 @@ async function* withNewlines(lines: AsyncIterable<string> | Iterable<string>): A
   for await (const line of lines) yield line + '\n';
 }
 
-/** A text already in memory (the contract's `traceImport`), fed in pieces cut at line ends. */
+/** A text already in memory, fed in pieces cut at line ends. */
 export function* textChunks(text: string, size = 1 << 20): Generator<string> {
   let start = 0;
   while (start < text.length) {

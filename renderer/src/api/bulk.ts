@@ -2,25 +2,52 @@
  * Trace files in and out of browser mode over HTTP, beside the contract: the host's bulk routes
  * (main/adapters/web/bulk-routes.ts). An upload streams the `File` from disk as the request body
  * and a download is a link the browser saves by itself, so a trace of hundreds of megabytes is
- * never one WebSocket message nor one string in the page. Electron (no preload entry for this
- * yet) keeps the contract path: `bulkTransfer()` says which to use.
+ * never one WebSocket message nor one string in the page. Electron has no such routes: there the
+ * contract's `traceSaveFile`/`traceOpenFile` open a native dialog in main, which streams the file
+ * to or from disk itself. `bulkTransfer()` says which to use; no file's bytes travel the contract.
  */
-import type { Result } from '../../../contract';
+import type { RecordingSummary } from '../../../contract';
 import { carrierKind } from './carrier';
 
 export const BULK_IMPORT_PATH = '/api/trace/import';
 export const BULK_EXPORT_PATH = '/api/trace/export';
+export const RECORDING_IMPORT_PATH = '/api/recordings/import';
+
+type Problem = { line: number; message: string };
+
+/** POST /api/trace/import's answer: the file opened read-only as `source`. */
+export interface TraceUploaded {
+  source: string;
+  events: number;
+  servers: { id: string; name: string }[];
+  problems: Problem[];
+}
+
+/** POST /api/recordings/import's answer: the file added to the library. */
+export interface RecordingUploaded {
+  recording: RecordingSummary;
+  problems: Problem[];
+}
 
 /** True where the HTTP routes exist: browser mode (the page came from the host that has them). */
 export function bulkTransfer(): boolean {
   return carrierKind() === 'browser';
 }
 
-/** Posts a trace file to the host; answers like the contract's `traceImport`, or throws its message. */
-export async function uploadTrace(file: File): Promise<Result<'traceImport'>> {
+/** Posts a trace file to the host, opened read-only; throws the host's message. */
+export function uploadTrace(file: File): Promise<TraceUploaded> {
+  return upload<TraceUploaded>(BULK_IMPORT_PATH, file);
+}
+
+/** Posts a trace file to the host, added to the recordings library; throws the host's message. */
+export function uploadRecording(file: File): Promise<RecordingUploaded> {
+  return upload<RecordingUploaded>(RECORDING_IMPORT_PATH, file);
+}
+
+async function upload<T>(path: string, file: File): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(`${BULK_IMPORT_PATH}?name=${encodeURIComponent(file.name)}`, {
+    response = await fetch(`${path}?name=${encodeURIComponent(file.name)}`, {
       method: 'POST',
       body: file,
       headers: { 'content-type': 'application/x-ndjson' },
@@ -30,7 +57,7 @@ export async function uploadTrace(file: File): Promise<Result<'traceImport'>> {
     throw new Error(`The upload did not reach Switchboard (${error instanceof Error ? error.message : String(error)}). Is "npm run web" still running?`, { cause: error });
   }
   if (!response.ok) throw new Error(await errorOf(response));
-  return (await response.json()) as Result<'traceImport'>;
+  return (await response.json()) as T;
 }
 
 /**

@@ -39,6 +39,21 @@ export async function apiCall<T = unknown>(page: Page, method: string, args: unk
   return reply.result as T;
 }
 
+/** An export as text, fetched from the page over the host's HTTP route with the page's cookie (files do not travel the contract). */
+export async function exportFromPage(page: Page, format: 'jsonl' | 'har', source = 'live'): Promise<string> {
+  const reply = await page.evaluate(
+    async ({ format, source }) => {
+      // runs in the page
+      const g = globalThis as unknown as { fetch: (url: string, init: { credentials: string }) => Promise<{ ok: boolean; status: number; text(): Promise<string> }> };
+      const response = await g.fetch(`/api/trace/export?format=${format}&source=${source}`, { credentials: 'same-origin' });
+      return { ok: response.ok, status: response.status, text: await response.text() };
+    },
+    { format, source },
+  );
+  if (!reply.ok) throw new Error(`export ${format}: HTTP ${reply.status}: ${reply.text.slice(0, 300)}`);
+  return reply.text;
+}
+
 export async function serverId(page: Page, name: string): Promise<string> {
   const id = await page.locator(`[data-testid="server-item"][data-server-name="${name}"]`).getAttribute('data-server-id');
   if (!id) throw new Error(`no server ${name}`);

@@ -5,17 +5,20 @@
  * the tail, with filters (minimum level, source, server, text), copy and save, and the
  * per-server `logging/setLevel` control.
  */
-import { Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, Tooltip } from '@mantine/core';
+import { Alert, Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, Tooltip } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
 import { ListHeader } from '../../components/ListHeader';
-import { useNavigation } from '../../state/navigation';
+import { navigation, useNavigation } from '../../state/navigation';
+import { useVersion } from '../../state/useStore';
+import { importedServers } from '../traffic';
 import { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LOG_SOURCES, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
+import { RecordedLogStore } from './recorded-lines';
 import classes from './logs.module.css';
 
 /** A line shows at most this much until expanded: long lines must not push the others away. */
@@ -39,22 +42,28 @@ const APP = '-';
 export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
   const nav = useNavigation();
-  const store = useLogStore(api);
+  const liveStore = useLogStore(api);
+  // A recording or an imported file is the source: its own log-like events, read-only.
+  const sourceId = nav.source.id;
+  const recorded = useMemo(() => (sourceId === 'live' ? undefined : new RecordedLogStore(api, sourceId)), [api, sourceId]);
+  useEffect(() => () => recorded?.close(), [recorded]);
+  useVersion(recorded ?? liveStore);
+  const store = recorded ?? liveStore;
   const [minLevel, setMinLevel] = useState<LogLine['level']>('debug');
   const [sources, setSources] = useState<LogLine['source'][]>(DEFAULT_SOURCES);
   const [server, setServer] = useState<string>(() => nav.serverId ?? ALL);
   const [text, setText] = useState('');
   const [follow, setFollow] = useState(true);
   const [copied, setCopied] = useState(false);
-  const filtered = useRef(new FilteredLines());
+  const filtered = useMemo(() => new FilteredLines(), [store]);
 
   const filter = useMemo<LogFilter>(
     () => ({ minLevel, sources: [...sources].sort(), server: server === ALL ? undefined : server === APP ? '' : server, text }),
     [minLevel, sources, server, text],
   );
-  const lines = filtered.current.update(store, filter);
+  const lines = filtered.update(store, filter);
 
-  const names = useMemo(() => new Map(servers.map((s) => [s.id, s.name])), [servers]);
+  const names = useMemo(() => new Map([...(importedServers.get(sourceId) ?? []), ...servers].map((s) => [s.id, s.name])), [servers, sourceId]);
   const nameOf = (id?: string) => (id ? (names.get(id) ?? id) : 'Switchboard');
   const serverOptions = useMemo(() => {
     const ids = new Set(servers.map((s) => s.id));
@@ -73,7 +82,21 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const asText = () => lines.map((l) => `${new Date(l.ts).toISOString()}  ${l.level.toUpperCase().padEnd(7)}  ${l.source.padEnd(6)}  ${nameOf(l.serverId)}  ${l.text}`).join('\n');
 
   return (
-    <Stack gap="xs" data-testid="logs-view">
+    <Stack gap="xs" data-testid="logs-view" data-source={sourceId}>
+      {recorded && (
+        <Alert color="orange" variant="light" p="xs" data-testid="logs-read-only">
+          <Group gap="xs" justify="space-between" wrap="nowrap">
+            <Text size="xs">
+              Read-only: the log lines of <b>{nav.source.name}</b> (stderr, servers&apos; log notifications and errors, from its trace).
+              {recorded.error ? ` Could not read them: ${recorded.error}` : ''}
+              {recorded.cut ? ` Its first ${KEEP.toLocaleString()} lines are shown; Traffic has every event.` : ''}
+            </Text>
+            <Button size="compact-xs" variant="subtle" onClick={() => navigation.useSource({ id: 'live', name: 'Live' })} data-testid="logs-back-to-live">
+              Back to live
+            </Button>
+          </Group>
+        </Alert>
+      )}
       <ListHeader query={text} onQuery={setText} placeholder="Filter text" label="Filter log text" testId="log-filter-text" minWidth={160}>
         <Tooltip label="Minimum level: this level and the more severe ones (MCP's eight syslog levels)">
           <NativeSelect
@@ -130,12 +153,16 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
           >
             Save
           </Button>
-          <Tooltip label="Clears this view (main keeps its recent lines)">
-            <Button size="compact-sm" variant="default" onClick={() => store.clear()} data-testid="log-clear">
-              Clear
-            </Button>
-          </Tooltip>
-          <LogLevelControl servers={servers} store={store} />
+          {!recorded && (
+            <>
+              <Tooltip label="Clears this view (main keeps its recent lines)">
+                <Button size="compact-sm" variant="default" onClick={() => liveStore.clear()} data-testid="log-clear">
+                  Clear
+                </Button>
+              </Tooltip>
+              <LogLevelControl servers={servers} store={liveStore} />
+            </>
+          )}
         </Group>
       </Group>
       <LogList lines={lines} nameOf={nameOf} follow={follow} onFollow={setFollow} loaded={store.loaded} total={store.lines.length} />

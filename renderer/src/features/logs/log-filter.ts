@@ -1,6 +1,9 @@
 /** The log view's filtering and level rules, without React (unit-tested under Node). */
 import type { LogLine } from '../../../../contract';
 
+/** The most lines a log window keeps (the live one drops the oldest; a recording's shows its first). */
+export const KEEP = 50_000;
+
 export interface StoredLine extends LogLine {
   /** Position in the stream (never reused), for keys and incremental filtering. */
   seq: number;

@@ -4,13 +4,12 @@
  * throttled tick, and filter incrementally (only new lines are scanned while the filter holds).
  */
 import type { LogLevel, LogLine } from '../../../../contract';
-import type { StoredLine } from './log-filter';
+import { KEEP, type StoredLine } from './log-filter';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { perApi } from '../../state/per-api';
 import { Signal } from '../../state/store';
 import { useVersion } from '../../state/useStore';
 
-export const KEEP = 50_000;
 const TRIM_SLACK = 5_000;
 const TICK_MS = 150;
 
@@ -94,4 +93,4 @@ export function useLogStore(api: SwitchboardApi): LogStore {
   return store;
 }
 
-export { DEFAULT_SOURCES, FilteredLines, LEVELS, LEVEL_RANK, LOG_SOURCES, SOURCE_LABEL, type LogFilter, type StoredLine } from './log-filter';
+export { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LEVEL_RANK, LOG_SOURCES, SOURCE_LABEL, type LogFilter, type StoredLine } from './log-filter';

@@ -323,7 +323,7 @@ export function ToolDetail({ tool }: { tool: ToolEntry }) {
 }
 
 /** The input and output schemas, collapsed (memoized: progress updates must not re-render them). */
-const Schemas = memo(function Schemas({ tool }: { tool: ToolEntry }) {
+export const Schemas = memo(function Schemas({ tool }: { tool: ToolEntry }) {
   const inputSchema = tool.inputSchema as JsonSchema;
   const bounds = schemaBounds(inputSchema);
   return (
@@ -362,7 +362,7 @@ const Schemas = memo(function Schemas({ tool }: { tool: ToolEntry }) {
   );
 });
 
-const ToolHeader = memo(function ToolHeader({ tool }: { tool: ToolEntry }) {
+export const ToolHeader = memo(function ToolHeader({ tool }: { tool: ToolEntry }) {
   const annotations = activeAnnotations(tool);
   return (
     <Stack gap={6}>

@@ -35,6 +35,7 @@ export function ToolExplorer({
   state,
   onState,
   scrollToNonce,
+  serversWord = 'connected',
 }: {
   tools: ToolEntry[];
   connectedServers: number;
@@ -44,6 +45,8 @@ export function ToolExplorer({
   onState(next: ExplorerState): void;
   /** Changes when the selected tool should be scrolled into view. */
   scrollToNonce: number;
+  /** How the count names the servers: "connected", or "recorded" for a catalog as it was. */
+  serversWord?: string;
 }) {
   const haystacks = useMemo(() => new Map(tools.map((t) => [t.name, `${t.name}\n${t.title ?? ''}\n${(t.description ?? '').slice(0, SEARCH_CHARS)}`.toLowerCase()])), [tools]);
   const visible = useMemo(() => {
@@ -110,7 +113,7 @@ export function ToolExplorer({
       />
       <Group justify="space-between" mt={6} mb={4} wrap="nowrap" gap={6}>
         <Text size="xs" c="dimmed" data-testid="tool-count" style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}>
-          {visible.length === tools.length ? `${tools.length} tools` : `${visible.length} of ${tools.length} tools`} from {connectedServers} connected {connectedServers === 1 ? 'server' : 'servers'}
+          {visible.length === tools.length ? `${tools.length} tools` : `${visible.length} of ${tools.length} tools`} from {connectedServers} {serversWord} {connectedServers === 1 ? 'server' : 'servers'}
         </Text>
         <SegmentedControl
           size="xs"

@@ -13,6 +13,7 @@ import { useNavigation } from '../../state/navigation';
 import { useViewState } from '../../state/useViewState';
 import { ensureSession, runCall, setArgs } from './calls-store';
 import { HistoryPanel, SavedPanel } from './HistoryPanel';
+import { RecordedCatalog } from './RecordedCatalog';
 import { ToolDetail } from './ToolDetail';
 import { EXPLORER_WIDTH, clampWidth, loadWidth, maxWidthFor, saveWidth, widthAfterKey } from './explorer-width';
 import { ToolExplorer, type ExplorerState } from './ToolExplorer';
@@ -84,6 +85,8 @@ export function ToolsView({ servers }: { servers: ServerStatus[] }) {
   };
 
   const tool = tools.find((t) => t.name === selected);
+  // A recording (or an imported file) is the source: its catalog as it was, read-only; back to live restores this.
+  if (nav.source.id !== 'live') return <RecordedCatalog key={nav.source.id} source={nav.source} />;
 
   return (
     <div ref={view} style={{ display: 'flex', height: 'calc(100dvh - 48px - 32px - 52px)', minHeight: 420 }} data-testid="tools-view">

@@ -17,7 +17,7 @@ import { TrafficDetail } from './TrafficDetail';
 import { TrafficFilters } from './TrafficFilters';
 import { TrafficTable } from './TrafficTable';
 import classes from './TrafficView.module.css';
-import { exportTraceFile, importTraceFile, TRACE_FILE_ACCEPT } from './trace-files';
+import { exportTraceFile, filesPickedInPage, importTraceFile, TRACE_FILE_ACCEPT } from './trace-files';
 import { filterQuery, handledIntents, hasFilters, importedServers, traffic, useTrafficState } from './traffic-store';
 
 export function TrafficView({ servers }: { servers: ServerStatus[] }) {
@@ -162,7 +162,7 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
     setBusy(null);
   };
 
-  const importTrace = async (file: File) => {
+  const importTrace = async (file?: File) => {
     setBusy('import');
     await importTraceFile(api, file);
     setBusy(null);
@@ -218,7 +218,7 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
         </Menu.Dropdown>
       </Menu>
       <Tooltip label="Open a JSONL trace (exported here or by the CLI) read-only">
-        <Button size="compact-xs" variant="default" loading={busy === 'import'} onClick={() => fileRef.current?.click()} data-testid="traffic-import">
+        <Button size="compact-xs" variant="default" loading={busy === 'import'} onClick={() => (filesPickedInPage() ? fileRef.current?.click() : void importTrace())} data-testid="traffic-import">
           Import…
         </Button>
       </Tooltip>

@@ -144,7 +144,7 @@ export function useTrafficState(): TrafficState {
   return useStore(store);
 }
 
-/** Server names of imported traces (what `traceImport` reported), by source id. */
+/** Server names of imported traces (what the import reported), by source id. */
 export const importedServers = new Map<string, { id: string; name: string }[]>();
 
 /** Intents from other views (`navigation.showTraffic`) already handled, by nonce. */
