@@ -12,7 +12,7 @@ import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './supp
 import { bothThemes } from './support/screenshots';
 
 let app: BrowserModeApp;
-const ids: Record<string, string> = {};
+const ids = { fixture: '', changed: '' };
 const CHANGED = join(import.meta.dirname, '../fixtures/replay/changed.ts');
 
 async function ok<T>(method: string, args: unknown): Promise<T> {
@@ -129,4 +129,38 @@ test('without the confirmation, no tools/call is sent: each is listed as skipped
   await expect(skipped.getByTestId('replay-skipped').first()).toContainText('was not confirmed');
   expect(await skipped.count()).toBeGreaterThanOrEqual(2);
   expect(await toolCallsSent(ids.changed)).toBe(before);
+});
+
+test('a recording of the library, replayed from its row after a restart: the same server answers the same', async ({ page }) => {
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  const listed = await ok<{ recordings: { id: string; live: boolean }[] }>('recordingsList', {});
+  const previous = listed.recordings.find((r) => r.live)!.id;
+  // Stopped cleanly, the data directory kept: the next start finds this session in its library.
+  const exited = new Promise((done) => app.process.once('exit', done));
+  app.process.kill('SIGTERM');
+  await exited;
+  app = await startBrowserMode([], { dataDir: app.dataDir });
+  const status = await ok<{ state: string; error?: string }>('connectServer', { id: ids.fixture });
+  expect(status.state, status.error).toBe('connected');
+
+  await openApp(page, app);
+  await page.getByTestId('view-recordings').click();
+  await page.getByTestId('recordings-tab-library').click();
+  await page.locator(`[data-testid="recording-row"][data-recording-id="${previous}"]`).getByTestId('recording-replay').click();
+  const panel = page.getByTestId('replay-panel');
+  await expect(panel).toHaveAttribute('data-source', `rec-${previous}`);
+  await expect(page.getByTestId('replay-candidate').first()).toBeVisible();
+  await expect(page.getByTestId('replay-recorded-server')).toHaveValue('fixture');
+  await expect(page.getByTestId('replay-target')).toHaveValue('fixture');
+  await page.getByTestId('replay-select-method').click();
+  await page.getByTestId('replay-select-method-tools/call').click();
+  await page.getByTestId('replay-run').click();
+  await expect(page.getByRole('dialog').getByTestId('replay-confirm-tools')).toHaveText(/•\s*add\s*•\s*echo/);
+  await page.getByRole('dialog').getByTestId('replay-confirm-yes').click();
+  await expect(page.getByTestId('replay-summary')).toContainText('0 differ', { timeout: 30_000 });
+  const items = page.getByTestId('replay-item');
+  await expect(items.filter({ hasText: 'echo({"text":"hello"})' })).toHaveAttribute('data-state', 'same');
+  for (const state of await items.evaluateAll((all) => all.map((i) => i.getAttribute('data-state')))) expect(state).toBe('same');
+  await page.getByTestId('replay-summary').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await bothThemes(page, 'replay-recording-same', { pointer: { x: 5, y: 5 } });
 });

@@ -39,7 +39,8 @@ const changedLine = () => quote([process.execPath, ...tsxNodeArgs(CHANGED, [])])
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sb-replay-cli-'));
   recording = join(dir, 'session.jsonl');
-  const recorded = await cli(['record', '--out', recording, '--stdio', fixtureLine(), '--call', 'echo', '--args', '{"text":"hello"}', '--call', 'add', '--args', '{"a":2,"b":3}']);
+  // Into the library of a data dir of its own too (record always keeps its session there).
+  const recorded = await cli(['record', '--out', recording, '--data-dir', dir, '--name', 'replay me', '--stdio', fixtureLine(), '--call', 'echo', '--args', '{"text":"hello"}', '--call', 'add', '--args', '{"a":2,"b":3}']);
   expect(recorded.code, recorded.stderr).toBe(0);
   expect(readFileSync(recording, 'utf8')).toContain('"tools/call"');
 }, 120_000);
@@ -94,6 +95,23 @@ describe('switchboard replay', () => {
     const report = JSON.parse(run.stdout) as ReplayReport;
     expect(report.items.map((i) => i.candidate.method)).toEqual(report.items.map(() => 'tools/list'));
     expect(report.items.length).toBeGreaterThan(0);
+  });
+
+  it('a recording of the library by its id: the same replay, exit 0; against the changed server, exit 1', async () => {
+    const listed = await cli(['recordings', 'list', '--data-dir', dir, '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const { recordings } = JSON.parse(listed.stdout) as { recordings: { id: string; name: string; events: number }[] };
+    const mine = recordings.find((r) => r.name === 'replay me');
+    expect(mine, listed.stdout).toBeDefined();
+    const same = await cli(['replay', mine!.id, '--data-dir', dir, '--yes', '--json']);
+    expect(same.code, same.stderr).toBe(0);
+    const report = JSON.parse(same.stdout) as ReplayReport;
+    expect(report.source).toBe(`rec-${mine!.id}`);
+    expect(report.items.filter((i) => i.candidate.method === 'tools/call')).toHaveLength(2);
+    expect(report.differ).toBe(0);
+    const changed = await cli(['replay', mine!.id, '--data-dir', dir, '--stdio', changedLine(), '--yes']);
+    expect(changed.code, changed.stderr).toBe(1);
+    expect(changed.stdout).toMatch(/\/content\/0\/text\s+"echo: hello"\s+│ "ECHO: hello"/);
   });
 
   it('an unknown recording is a usage error', async () => {

@@ -5,7 +5,9 @@
  * trace (`import-N`): the same server diffs empty for deterministic requests, the changed one
  * reports its differences with paths, a tools/call without confirmation never reaches the server.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,8 +145,9 @@ describe('replay against the everything fixture', () => {
   });
 
   it('from an imported JSONL trace against a changed server: differences reported with their paths', async () => {
-    const exported = await call(core, 'traceExport', { format: 'jsonl' });
-    const imported = await call(core, 'traceImport', { name: 'session.jsonl', text: exported.text });
+    // The session as a file, streamed out and back in (browser mode's HTTP routes do the same).
+    const exported = core.traceBulk.exportStream('jsonl');
+    const imported = await core.traceBulk.importStream('session.jsonl', exported.chunks);
     const { candidates } = await call(core, 'replayCandidates', { source: imported.source });
     // The first session's requests to the fixture, as the file has them (its connect's lists, the four calls).
     const firstReplay = candidates.filter((c) => c.serverName === 'fixture');
@@ -236,4 +239,46 @@ describe('replay against the published server-everything', () => {
     expect(report.items.every((i) => /not confirmed/.test(i.skipped ?? ''))).toBe(true);
     expect(toolCallsSent(core, id, before)).toBe(0);
   });
+});
+
+describe('replay from a recording of the library (opened read-only as rec-ID)', () => {
+  let dir: string;
+  let core: Core | undefined;
+
+  afterAll(async () => {
+    await core?.shutdown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a session recorded by one run, replayed by the next against the same server: the same answers', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sb-replay-lib-'));
+    const { command, args } = stdioFixtureCommand();
+    const first = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 't', recordings: { dir } });
+    const firstId = await addStdio(first, 'fixture', command, args);
+    await call(first, 'callTool', { tool: 'echo', serverId: firstId, args: { text: 'kept' } });
+    await call(first, 'getPrompt', { name: 'greet', serverId: firstId, args: { name: 'Grace' } });
+    await first.shutdown();
+
+    core = createCore({ settings: new MemorySettingsStore(), carrier: 'browser', version: 't', recordings: { dir } });
+    const serverId = await addStdio(core, 'fixture', command, args);
+    const { recordings } = await call(core, 'recordingsList', {});
+    const past = recordings.find((r) => !r.live);
+    expect(past?.ended).toBe('clean');
+    const opened = await call(core, 'recordingOpen', { id: past!.id });
+    expect(opened.source).toBe(`rec-${past!.id}`);
+    const { candidates, tools } = await call(core, 'replayCandidates', { source: opened.source, only: ['tools/call', 'prompts/get'] });
+    expect(tools).toEqual(['echo']);
+    expect(candidates.map((c) => c.summary)).toEqual(['echo({"text":"kept"})', 'greet {"name":"Grace"}']);
+    const before = toolCallsSent(core, serverId, 0);
+    const report = await call(core, 'replayRun', { source: opened.source, only: ['tools/call', 'prompts/get'], confirmTools: ['echo'] });
+    expect(report.target).toEqual({ serverId, serverName: 'fixture' });
+    expect(report.sent).toBe(2);
+    expect(report.differ).toBe(0);
+    // The old side is the recording's (its seqs), the new one this run's live trace.
+    for (const i of report.items) {
+      expect(i.old.seq).toBe(i.candidate.seq);
+      expect(core.trace.store.get(i.new.seq!)?.rpc?.method).toBe(i.candidate.method);
+    }
+    expect(toolCallsSent(core, serverId, 0)).toBe(before + 1);
+  }, 60_000);
 });

@@ -8,9 +8,8 @@
  * sent and the exit code is 2. Exit 1 when any response differs, 0 when all are the same.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import envPaths from 'env-paths';
 import type { ReplayItem, ReplayReport, ServerConfig, ServerConfigInput } from '../../../contract';
 import { RecordingId } from '../../../contract/recordings';
 import type { TraceEvent } from '../../../contract/trace';
@@ -21,6 +20,7 @@ import { TraceHub } from '../../core/trace/hub';
 import { importJsonl } from '../../core/trace/import-jsonl';
 import { REDACTED } from '../../core/trace/redact';
 import { EXIT, SERVER_OPTIONS, UsageError } from './args';
+import { cliDataDir, libraryDir } from './recordings';
 import { connectAll, parse, statusJson, type Screen } from './run';
 
 export const REPLAY_USAGE = '  switchboard replay <recording id | FILE.jsonl> [server flags] [--only METHOD]... [--yes] [--timeout MS] [--json]';
@@ -49,7 +49,7 @@ async function openSource(rec: string, dataDir: string): Promise<OpenedSource> {
     }
   }
   if (!RecordingId.safeParse(rec).success) throw new UsageError(`"${rec}" is neither a file nor a recording id.`);
-  const library = new RecordingLibrary({ dir: join(dataDir, 'recordings') });
+  const library = new RecordingLibrary({ dir: libraryDir(dataDir) });
   let opened;
   try {
     opened = await library.open(rec);
@@ -90,7 +90,7 @@ export async function replayCommand(args: string[], io: Screen): Promise<number>
   const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 100)) throw new UsageError('--timeout is in milliseconds, at least 100.');
   const only = values.only as string[] | undefined;
-  const dataDir = (values['data-dir'] as string | undefined) ?? envPaths('switchboard', { suffix: '' }).config;
+  const dataDir = cliDataDir(values['data-dir'] as string | undefined);
   const from = await openSource(rec, dataDir);
   try {
     const requests = plannedRequests(from, { only });

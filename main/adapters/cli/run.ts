@@ -23,8 +23,8 @@ import { HeadlessLogin, LoopbackLogin } from '../../core/auth/login';
 import { FileSecretStore } from '../../core/auth/secret-store';
 import type { ChunkSink } from '../../core/trace/bulk-io';
 import { terminalSafe } from './terminal';
-import { diffCommand } from './diff';
 import { RECORDINGS_HELP, cliDataDir, libraryDir, recordingsCommand } from './recordings';
+import { diffCommand } from './diff';
 import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
 import { replayCommand } from './replay';
 
@@ -102,8 +102,6 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
         return await serversCommand(rest, io);
       case 'audit':
         return auditCommand(rest, io);
-      case 'diff':
-        return await diffCommand(rest, io, { parse: (a, o) => parse(a, o, true), connectAll: (flags) => connectAll(flags, io) });
       case 'replay':
         return await replayCommand(rest, io);
       case 'recordings': {
@@ -112,6 +110,8 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
         const [sub, ...args] = positionals;
         return await recordingsCommand(sub, values, args, io);
       }
+      case 'diff':
+        return await diffCommand(rest, io, { parse: (a, o) => parse(a, o, true), connectAll: (flags) => connectAll(flags, io) });
       case undefined:
       case '-h':
       case '--help':

@@ -337,24 +337,8 @@ function ItemCard({ item }: { item: ReplayItem }) {
         </Group>
         {!item.skipped && (
           <div className={classes.latency} data-testid="replay-latency">
-            <Tooltip label={`recorded: ${formatMs(item.old.latencyMs)}`}>
-              <div className={classes.barRow}>
-                <span className={classes.barLabel}>old</span>
-                <span className={classes.barTrack}>
-                  <span className={classes.barOld} style={{ width: `${bars.old}%` }} />
-                </span>
-                <span className={classes.barValue}>{formatMs(item.old.latencyMs)}</span>
-              </div>
-            </Tooltip>
-            <Tooltip label={`now: ${formatMs(item.new.latencyMs)}`}>
-              <div className={classes.barRow}>
-                <span className={classes.barLabel}>new</span>
-                <span className={classes.barTrack}>
-                  <span className={classes.barNew} style={{ width: `${bars.new}%` }} />
-                </span>
-                <span className={classes.barValue}>{formatMs(item.new.latencyMs)}</span>
-              </div>
-            </Tooltip>
+            <LatencyBar side="old" label="recorded" ms={item.old.latencyMs} width={bars.old} />
+            <LatencyBar side="new" label="now" ms={item.new.latencyMs} width={bars.new} />
           </div>
         )}
       </Group>
@@ -417,6 +401,20 @@ function ItemCard({ item }: { item: ReplayItem }) {
         </>
       )}
     </Paper>
+  );
+}
+
+function LatencyBar({ side, label, ms, width }: { side: 'old' | 'new'; label: string; ms: number | undefined; width: number }) {
+  return (
+    <Tooltip label={`${label}: ${formatMs(ms)}`}>
+      <div className={classes.barRow}>
+        <span className={classes.barLabel}>{side}</span>
+        <span className={classes.barTrack}>
+          <span className={side === 'old' ? classes.barOld : classes.barNew} style={{ width: `${width}%` }} />
+        </span>
+        <span className={classes.barValue}>{formatMs(ms)}</span>
+      </div>
+    </Tooltip>
   );
 }
 
