@@ -95,7 +95,7 @@ describe('switchboard diff', () => {
       ['server-everything', [process.execPath, EVERYTHING_BIN, 'stdio']],
     ] as const) {
       const trace = join(dir, `${label}.jsonl`);
-      const recorded = await cli(['record', '--out', trace, '--for', '1500ms', '--stdio', quoted([...words])]);
+      const recorded = await cli(['record', '--out', trace, '--for', '1500ms', '--data-dir', dir, '--stdio', quoted([...words])]);
       expect(recorded.code, recorded.stderr).toBe(0);
       const result = await cli(['diff', `file:${trace}`, 'live', '--stdio', quoted([...words]), '--exit-code']);
       expect(result.stdout, label).toContain('No differences.');

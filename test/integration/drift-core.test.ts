@@ -18,12 +18,12 @@ import { createCore, type Core } from '../../main/core/app';
 import { diffInterfaces } from '../../main/core/drift/diff';
 import { liveSnapshot, traceSnapshot } from '../../main/core/drift/interface';
 import { ConfSettingsStore } from '../../main/core/store/conf-settings';
-import { jsonlLines } from '../../main/core/trace/export-jsonl';
 import { TraceHub } from '../../main/core/trace/hub';
 import { importJsonl, textChunks } from '../../main/core/trace/import-jsonl';
 import { DRIFTED_ECHO_DESCRIPTION } from '../fixtures/everything/server';
 import { stdioFixtureCommand } from '../fixtures/everything/harness';
 import { call, until } from '../support/core-calls';
+import { exportText } from '../support/trace-export';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING_BIN = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -85,16 +85,8 @@ describe('an unchanged server diffs empty', () => {
       expect(diffInterfaces(fromTrace, live)).toEqual({ same: true, changes: [] });
       expect(fromTrace.tools.map((t) => t.name)).toEqual(live.tools.map((t) => t.name));
 
-      const exported = [
-        ...jsonlLines({
-          app: { name: 'Switchboard', version: 't' },
-          startedAt: core.trace.store.get(1)!.ts,
-          servers: core.connections.all().map((c) => c.config),
-          events: core.trace.store.all(),
-          eventCount: core.trace.store.size,
-          redactors: core.connections.all().map((c) => c.redactor),
-        }),
-      ].join('');
+      // The trace exported as the app exports it (the stream behind the HTTP route and the save dialog), then read back.
+      const exported = exportText(core, 'jsonl');
       const hub = new TraceHub(undefined, { store: { windowSize: 500 } });
       try {
         await importJsonl(textChunks(exported), { name: 'drift.jsonl', onEvent: (event) => hub.store.append({ ...event }) });

@@ -14,7 +14,10 @@ export interface DriftStore {
 
 export const getDriftStore = perApi<DriftStore>((api) => {
   const statuses = new Store<ReadonlyMap<string, DriftStatus>>(new Map());
+  /** Pushes that arrived while a fetch was under way: newer than what it answers. */
+  let during: Map<string, DriftStatus> | undefined;
   const put = (status: DriftStatus) => {
+    during?.set(status.serverId, status);
     const next = new Map(statuses.get());
     next.set(status.serverId, status);
     statuses.set(next);
@@ -22,14 +25,17 @@ export const getDriftStore = perApi<DriftStore>((api) => {
   api.on('driftChanged', put);
   let loading: Promise<void> | undefined;
   const refresh = () => {
-    loading ??= api
+    if (loading) return;
+    during = new Map();
+    loading = api
       .driftStatus()
       .then(
-        (list) => statuses.set(new Map(list.map((s) => [s.serverId, s]))),
+        (list) => statuses.set(new Map([...list.map((s) => [s.serverId, s] as const), ...(during ?? new Map<string, DriftStatus>())])),
         () => undefined,
       )
       .finally(() => {
         loading = undefined;
+        during = undefined;
       });
   };
   refresh();
