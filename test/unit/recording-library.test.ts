@@ -209,6 +209,26 @@ describe('RecordingLibrary', () => {
     live.live.close();
   });
 
+  it('an old trace imported today is not removed by the age limit on arrival; it ages from its import', async () => {
+    const day = 86_400_000;
+    const source = new RecordingLibrary({ dir: mkdtempSync(join(tmpdir(), 'switchboard-old-')) });
+    const old = startSession(source);
+    old.hub.record({ ...rpc(0), ts: Date.now() - 60 * day });
+    old.hub.close();
+    old.live.close();
+    const text = readFileSync(join(source.dir, old.live.id, EVENTS_FILE));
+    rmSync(source.dir, { recursive: true, force: true });
+    const library = new RecordingLibrary({ dir: root, retention: () => ({ maxBytes: 64 * 1024 ** 2, maxAgeDays: 30 }) });
+    const imported = await library.import('sixty-days.jsonl', [text]);
+    expect(imported.summary.endedAt).toBeLessThan(Date.now() - 59 * day);
+    expect(library.enforceRetention()).toEqual([]);
+    expect(library.get(imported.summary.id)).toMatchObject({ kind: 'import', events: 1 });
+    // 31 days after the import it goes like any other.
+    const dir = join(library.dir, imported.summary.id);
+    writeMeta(dir, { ...readMeta(dir), addedAt: Date.now() - 31 * day });
+    expect(library.enforceRetention()).toEqual([imported.summary.id]);
+  });
+
   it('lists 200 recordings from their meta files alone (their events, index and strings gone)', () => {
     const library = new RecordingLibrary({ dir: root });
     const ids: string[] = [];

@@ -66,6 +66,8 @@ export const RecordingMeta = z.object({
   app: z.object({ name: z.string().max(200), version: z.string().max(200) }),
   startedAt: z.number(),
   endedAt: z.number().optional(),
+  /** When it entered the library, if later than its events (an import): retention's age counts from here. */
+  addedAt: z.number().optional(),
   state: RecordingEnded,
   owner: Owner.optional(),
   events: z.number().int().min(0),

@@ -374,6 +374,7 @@ export class RecordingLibrary {
         app: header.app,
         startedAt: header.startedAt,
         endedAt: stats.lastTs ?? header.startedAt,
+        addedAt: Date.now(),
         state: 'clean',
         events: stats.events,
         errors: stats.errors,
@@ -419,8 +420,11 @@ export class RecordingLibrary {
     };
     const now = Date.now();
     let rest: RecordingSummary[] = [];
+    // A recording's age counts from its last event, or from when it was imported if that is later
+    // (an old trace imported today is not removed on arrival).
+    const age = (s: RecordingSummary) => now - Math.max(s.endedAt ?? s.startedAt, (s.kind === 'import' ? this.addedAt(s.id) : undefined) ?? 0);
     for (const s of all) {
-      if (!keep(s) && retention.maxAgeDays > 0 && now - (s.endedAt ?? s.startedAt) > retention.maxAgeDays * DAY_MS) remove(s, `older than ${retention.maxAgeDays} days`);
+      if (!keep(s) && retention.maxAgeDays > 0 && age(s) > retention.maxAgeDays * DAY_MS) remove(s, `older than ${retention.maxAgeDays} days`);
       else rest.push(s);
     }
     let total = rest.reduce((sum, s) => sum + s.bytes, 0);
@@ -438,6 +442,14 @@ export class RecordingLibrary {
     }
     if (removed.length) this.changed('retention');
     return removed;
+  }
+
+  private addedAt(id: string): number | undefined {
+    try {
+      return readMeta(join(this.dir, id)).addedAt;
+    } catch {
+      return undefined;
+    }
   }
 
   totalBytes(): number {
