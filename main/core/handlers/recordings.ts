@@ -35,7 +35,9 @@ export function recordingHandlers(ctx: CoreContext): RecordingHandlers {
     recordingsList: async () => {
       const retention = ctx.settings.read().recordingRetention;
       if (!ctx.recordings) return { recordings: [], totalBytes: 0, retention };
-      return { recordings: ctx.recordings.list().map(marked), dir: ctx.recordings.dir, totalBytes: ctx.recordings.totalBytes(), retention };
+      const recordings = ctx.recordings.list().map(marked);
+      // The total from the same listing (totalBytes() would read every meta file again).
+      return { recordings, dir: ctx.recordings.dir, totalBytes: recordings.reduce((sum, r) => sum + r.bytes, 0), retention };
     },
 
     recordingOpen: async ({ id }) => {

@@ -3,7 +3,6 @@
  * run that sends them to a connected server and compares (main/core/replay/).
  */
 import type { Handlers } from '../dispatcher';
-import { CoreError } from '../errors';
 import { scanRequests, toolsOf } from '../replay/candidates';
 import { replay, type ReplaySource } from '../replay/replay';
 import type { CoreContext } from './context';
@@ -16,8 +15,7 @@ const MAX_LISTED = 5_000;
 export function replayHandlers(ctx: CoreContext): ReplayHandlers {
   const sourceOf = (source: string): ReplaySource => {
     if (source === 'live') return { source, hub: ctx.trace, serverName: (id) => ctx.connections.get(id)?.config.name ?? id };
-    const opened = ctx.sources.get(source);
-    if (!opened) throw new CoreError('not-found', source.startsWith('rec-') ? `Recording "${source.slice(4)}" is not open (open it from the library).` : `No imported trace "${source}" (it may have been closed).`);
+    const opened = ctx.sources.require(source);
     const names = new Map(opened.servers.map((s) => [s.id, s.name]));
     return { source, hub: opened.hub, serverName: (id) => names.get(id) ?? id };
   };

@@ -76,9 +76,7 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
 
   const hubOf = (source = 'live'): TraceHub => {
     if (source === 'live') return ctx.trace;
-    const imported = imports.get(source);
-    if (!imported) throw new CoreError('not-found', source.startsWith('rec-') ? `Recording "${source.slice(4)}" is not open (open it from the library).` : `No imported trace "${source}" (it may have been closed).`);
-    return imported.hub;
+    return imports.require(source).hub;
   };
 
   const exportStream = (format: 'jsonl' | 'har', source = 'live'): TraceExportStream => {

@@ -13,7 +13,7 @@ import type { TraceEvent } from '../../../contract/trace';
 import { CoreError } from '../errors';
 import { NotATraceError, importJsonl } from '../trace/import-jsonl';
 import { TraceHub } from '../trace/hub';
-import type { TraceStoreOptions } from '../trace/store';
+import { formatBytes, type TraceStoreOptions } from '../trace/store';
 import { EVENTS_FILE, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, currentOwner, newRecordingId, ownerAlive, readMeta, writeMeta, type RecordingMeta } from './format';
 import { openBacking, readHeader } from './reader';
 import { repairRecording } from './recovery';
@@ -565,10 +565,6 @@ function summaryOf(meta: RecordingMeta, live = false): RecordingSummary {
 function defaultName(kind: RecordingKind, at: number): string {
   const when = new Date(at).toISOString().slice(0, 16).replace('T', ' ');
   return `${kind === 'cli' ? 'CLI recording' : kind === 'proxy' ? 'Proxy session' : 'Session'} ${when} UTC`;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 }
 
 /** An opened recording's snapshots, computed in the background a slice at a time (opening never waits for them). */

@@ -3,6 +3,7 @@
  * recordings of the library (`rec-ID`). Every trace handler reads its `source` through this.
  */
 import type { ServerConfig } from '../../../contract';
+import { CoreError } from '../errors';
 import type { TraceHub } from './hub';
 
 export interface OpenedTrace {
@@ -21,6 +22,13 @@ export class TraceSources {
 
   get(source: string): OpenedTrace | undefined {
     return this.opened.get(source);
+  }
+
+  /** The open source, or `CoreError('not-found')` saying what to do (a recording opens from the library). */
+  require(source: string): OpenedTrace {
+    const trace = this.opened.get(source);
+    if (trace) return trace;
+    throw new CoreError('not-found', source.startsWith('rec-') ? `Recording "${source.slice(4)}" is not open (open it from the library).` : `No imported trace "${source}" (it may have been closed).`);
   }
 
   /** Registers a source (closing whatever was open under that name before). */

@@ -683,7 +683,8 @@ function matchesText(event: TraceEvent, text: string): boolean {
   return event.raw !== undefined && event.raw.toLowerCase().includes(text);
 }
 
-function formatBytes(bytes: number): string {
+/** "512.0 MiB", "4.0 GiB": sizes in the store's and the library's messages. */
+export function formatBytes(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 }
 
