@@ -78,16 +78,16 @@ const policies = [
     message: '{{dependency.source}}: nothing outside test/ imports from test/',
   },
   {
-    // The benchmarks drive the same fixture servers as the tests.
+    // The benchmarks drive the same fixture servers as the tests (and the browser ones the same built app, through the e2e helpers).
     from: { element: { type: 'bench' } },
-    allow: { to: { element: { type: 'test' }, file: { path: 'test/{fixtures,support}/**' } } },
+    allow: { to: { element: { type: 'test' }, file: { path: 'test/{fixtures,support,e2e/support}/**' } } },
   },
 ];
 
-/** Packages only the tests use (devDependencies): shipped code must not import them. */
+/** Packages only the tests use (devDependencies): shipped code must not import them. (ajv is a dependency: `switchboard check` validates tool schemas with its 2020-12 build, #16.) */
 const testOnlyPackages = {
-  group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', '@modelcontextprotocol/server', '@modelcontextprotocol/server-*', '@modelcontextprotocol/node', 'vitest', '@playwright/test', 'fast-check', 'ajv', 'ajv-formats'],
-  message: 'a test-only package (devDependencies): shipped code uses @modelcontextprotocol/client and @cfworker/json-schema',
+  group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', '@modelcontextprotocol/server', '@modelcontextprotocol/server-*', '@modelcontextprotocol/node', 'vitest', '@playwright/test', 'fast-check', 'ajv-formats'],
+  message: 'a test-only package (devDependencies): shipped code uses @modelcontextprotocol/client, @cfworker/json-schema (and ajv only for check\'s schema validation)',
 };
 
 export default defineConfig(

@@ -12,6 +12,7 @@ import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcon
 import { createTrackingFetch } from '../main/core/transport/tracking-fetch';
 import { TraceHub } from '../main/core/trace/hub';
 import { Redactor } from '../main/core/trace/redact';
+import { InProcessProfiler, type ProfileSummary } from './profile';
 
 export type Side = 'tracked' | 'untracked';
 
@@ -19,6 +20,10 @@ export type Command =
   | { op: 'echo'; calls: number }
   | { op: 'flood'; count: number; every: number }
   | { op: 'stats' }
+  /** Starts node:inspector's CPU profiler in this process (the next commands run under it). */
+  | { op: 'profile-start' }
+  /** Stops it: the profile's top self-time functions. */
+  | { op: 'profile-stop'; top: number }
   | { op: 'close' };
 
 export type Reply =
@@ -28,6 +33,8 @@ export type Reply =
   /** `chunks`: ms taken by each run of `every` consecutive notifications. */
   | { op: 'flood'; totalMs: number; cpuMs: number; received: number; chunks: number[] }
   | { op: 'stats'; traceEvents: number; heapUsed: number; rss: number }
+  | { op: 'profile-started' }
+  | { op: 'profile'; summary: ProfileSummary }
   | { op: 'closed' }
   | { op: 'error'; message: string };
 
@@ -62,6 +69,8 @@ client.setNotificationHandler('notifications/message', () => {
   received++;
   onNotification?.();
 });
+
+const profiler = new InProcessProfiler();
 
 const TEXT = 'the quick brown fox jumps over the lazy dog';
 
@@ -116,6 +125,11 @@ async function handle(command: Command): Promise<Reply> {
       const memory = process.memoryUsage();
       return { op: 'stats', traceEvents: hub?.store.size ?? 0, heapUsed: memory.heapUsed, rss: memory.rss };
     }
+    case 'profile-start':
+      await profiler.start();
+      return { op: 'profile-started' };
+    case 'profile-stop':
+      return { op: 'profile', summary: await profiler.stop(command.top) };
     case 'close':
       await client.close().catch(() => {});
       hub?.close();

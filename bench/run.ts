@@ -6,7 +6,9 @@
  *   json   Streamable HTTP (legacy era, sessions on), POSTs answered as application/json: sequential `echo` calls
  *   sse    the same, POSTs answered as text/event-stream
  *   flood  one `flood` call per round whose POST stream carries N notifications/message
+ *   cost   bench/tracking-cost.ts: tracking's CPU µs per call in one process, no network (JSON and SSE answers)
  *   store  1,000,000 realistic events appended into a TraceStore (default window)
+ *   proxy  bench/proxy.ts: latency added by `switchboard proxy` (stdio, HTTP) and SSE time to first event
  *
  * Method. Each side (untracked: the global fetch; tracked: createTrackingFetch → TraceHub) is its
  * own client process with its own connection and session, so neither side's heap, GC debt or JIT
@@ -20,9 +22,22 @@
  * Many short rounds rather than a few long ones: on a shared 2-core machine, bursts of outside
  * load then spoil a few rounds (which the median ignores) instead of one side's whole half.
  *
+ * Spread. Each workload prints its per-round ratios and their spread (min–max, and the
+ * interquartile range). When the IQR is wider than BENCH_SPREAD (0.06), the workload runs more
+ * rounds (up to BENCH_MAX_ROUNDS in all, while the deadline allows) and says so: a wide spread
+ * means outside load, and more rounds give the median more to stand on.
+ *
+ * Profiles. After its timed rounds, each transport workload profiles both client processes
+ * in-process (node:inspector's Profiler, bench/profile.ts) over BENCH_PROFILE_CALLS calls (or one
+ * flood) and prints the tracked side's top self-time functions in µs per call, and each side's busy
+ * CPU per call: the difference is what tracking costs per call, from the profile rather than from
+ * wall time (which other processes on a shared machine disturb far more than self-time shares).
+ *
  * Knobs (env): BENCH_CALLS (500 per round), BENCH_ROUNDS (10), BENCH_WARMUP (300),
  * BENCH_FLOOD (10000 per round), BENCH_FLOOD_ROUNDS (10), BENCH_STORE_EVENTS (1000000),
- * BENCH_ONLY (comma list of workloads), BENCH_DEADLINE_MS (230000),
+ * BENCH_ONLY (comma list of workloads; `proxy` is bench/proxy.ts, see there), BENCH_DEADLINE_MS (1500000: the whole run, browser workloads included),
+ * BENCH_SPREAD (0.06: IQR of the per-round ratios above which more rounds run), BENCH_MAX_ROUNDS
+ * (2 × the rounds asked for), BENCH_PROFILE_CALLS (1000; 0 skips the profiles),
  * BENCH_CLIENT_NODE_ARGS (extra node flags for the client processes, e.g. "--cpu-prof").
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -31,16 +46,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFixture, TSX_LOADER_URL, type RunningFixture } from '../test/fixtures/everything/harness';
 import type { Command, Reply, Side } from './client';
+import { envInt, median, quantile, sum } from './stats';
 import type { StoreResult } from './store';
+import { missed, printGoals, type GoalRow } from './goals';
+import type { ProfileSummary } from './profile';
+import { trackingCostWorkload } from './tracking-cost';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-const num = (name: string, fallback: number): number => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`bad ${name}=${raw}`);
-  return Math.floor(value);
-};
+const num = (name: string, fallback: number): number => envInt(name, fallback, 0);
 
 const CONFIG = {
   calls: num('BENCH_CALLS', 500),
@@ -49,10 +63,17 @@ const CONFIG = {
   flood: Math.max(1000, num('BENCH_FLOOD', 10_000)),
   floodRounds: Math.max(1, num('BENCH_FLOOD_ROUNDS', 10)),
   storeEvents: num('BENCH_STORE_EVENTS', 1_000_000),
-  deadlineMs: num('BENCH_DEADLINE_MS', 230_000),
-  only: new Set((process.env['BENCH_ONLY'] ?? 'json,sse,flood,store').split(',').map((s) => s.trim())),
+  deadlineMs: num('BENCH_DEADLINE_MS', 1_500_000),
+  only: new Set((process.env['BENCH_ONLY'] ?? 'json,sse,flood,cost,store,proxy,callpath,load,ui,million,inspector').split(',').map((s) => s.trim())),
   clientNodeArgs: (process.env['BENCH_CLIENT_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean),
+  spread: Number(process.env['BENCH_SPREAD'] ?? '0.06'),
+  maxRounds: num('BENCH_MAX_ROUNDS', 0),
+  profileCalls: num('BENCH_PROFILE_CALLS', 1000),
 };
+/** Rounds at most, the extra ones included, when the spread is wide. */
+const maxRounds = (asked: number): number => Math.max(asked, CONFIG.maxRounds || 2 * asked);
+/** When the bench must stop adding rounds (a fraction of the deadline, so the other workloads still fit). */
+let extraRoundsUntil = Infinity;
 /** Notifications per latency chunk in the flood workload. */
 const FLOOD_CHUNK = 1000;
 
@@ -155,17 +176,6 @@ async function closeFixture(fx: RunningFixture): Promise<void> {
 // ---------------------------------------------------------------------------------------
 // Statistics
 
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-
-const median = (values: number[]): number => quantile([...values].sort((a, b) => a - b), 0.5);
-const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
-
 interface SideResult {
   /** Units (calls or notifications) per round. */
   units: number;
@@ -190,12 +200,65 @@ interface WorkloadResult {
   /** Client-process CPU time, tracked / untracked, over all rounds. */
   cpuRatio: number;
   wallMs: number;
+  /** Rounds added because the spread was wide. */
+  extraRounds: number;
+  profile?: { untracked: SideProfile; tracked: SideProfile; units: number; unit: string };
 }
 
-function summarize(name: string, unit: string, sampleLabel: string, untracked: SideResult, tracked: SideResult, wallMs: number): WorkloadResult {
-  const roundRatios = tracked.roundMs.map((t, i) => t / untracked.roundMs[i]!);
-  return { name, unit, sampleLabel, untracked, tracked, roundRatios, ratio: median(roundRatios), totalRatio: sum(tracked.roundMs) / sum(untracked.roundMs), cpuRatio: sum(tracked.cpuMs) / sum(untracked.cpuMs), wallMs };
+function summarize(name: string, unit: string, sampleLabel: string, untracked: SideResult, tracked: SideResult, wallMs: number, extraRounds: number): WorkloadResult {
+  const roundRatios = ratiosOf(untracked, tracked);
+  return { name, unit, sampleLabel, untracked, tracked, roundRatios, ratio: median(roundRatios), totalRatio: sum(tracked.roundMs) / sum(untracked.roundMs), cpuRatio: sum(tracked.cpuMs) / sum(untracked.cpuMs), wallMs, extraRounds };
 }
+
+const ratiosOf = (untracked: SideResult, tracked: SideResult): number[] => tracked.roundMs.map((t, i) => t / untracked.roundMs[i]!);
+
+/** The per-round ratios' spread: min, max and the interquartile range. */
+function spreadOf(ratios: number[]): { min: number; max: number; iqr: number } {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  return { min: sorted[0] ?? NaN, max: sorted.at(-1) ?? NaN, iqr: quantile(sorted, 0.75) - quantile(sorted, 0.25) };
+}
+
+/**
+ * Runs `round` for the rounds asked, then more while the per-round ratios' IQR is wider than
+ * BENCH_SPREAD (in pairs, so the ABBA order stays balanced), up to maxRounds. Returns the rounds added.
+ */
+async function runRounds(name: string, asked: number, results: Record<Side, SideResult>, round: (index: number) => Promise<void>): Promise<number> {
+  let done = 0;
+  for (; done < asked; done++) await round(done);
+  const limit = maxRounds(asked);
+  let extra = 0;
+  while (done < limit && asked >= 4 && performance.now() < extraRoundsUntil) {
+    const spread = spreadOf(ratiosOf(results.untracked, results.tracked));
+    if (!(spread.iqr > CONFIG.spread)) break;
+    if (extra === 0) console.log(`${name}: per-round spread is wide (IQR ${f(spread.iqr, 3)} > ${CONFIG.spread}; rounds ${f(spread.min, 3)}–${f(spread.max, 3)}): running more rounds, up to ${limit}`);
+    await round(done++);
+    await round(done++);
+    extra += 2;
+  }
+  if (extra) {
+    const spread = spreadOf(ratiosOf(results.untracked, results.tracked));
+    console.log(`${name}: ran ${extra} more rounds (${done} in all); IQR now ${f(spread.iqr, 3)}`);
+  }
+  return extra;
+}
+
+/** Both sides profiled in-process over the same work, one after the other (ABBA does not apply: the figures are CPU self time, not wall time). */
+async function profileSides(clients: Record<Side, ClientProcess>, command: Command, op: 'echo' | 'flood', timeoutMs: number): Promise<Record<Side, SideProfile>> {
+  const out = {} as Record<Side, SideProfile>;
+  for (const side of ['untracked', 'tracked'] as const) {
+    await clients[side].run({ op: 'profile-start' }, 'profile-started', 10_000);
+    const reply = await clients[side].run(command, op, timeoutMs);
+    out[side] = { ...(await clients[side].run({ op: 'profile-stop', top: 14 }, 'profile', 30_000)).summary, cpuMs: reply.cpuMs };
+  }
+  return out;
+}
+
+/**
+ * A side's profile and the CPU time its process used meanwhile. On a loaded machine a sample's
+ * time includes moments the process waited for a core, so a profile's own microseconds run
+ * high; its shares do not, and share × measured CPU time is what each function costs.
+ */
+type SideProfile = ProfileSummary & { cpuMs: number };
 
 /** ABBA: even rounds untracked first, odd rounds tracked first. */
 const orderOf = (round: number): Side[] => (round % 2 === 0 ? ['untracked', 'tracked'] : ['tracked', 'untracked']);
@@ -216,20 +279,25 @@ async function echoWorkload(name: 'json' | 'sse'): Promise<WorkloadResult> {
     for (const side of ['untracked', 'tracked'] as const) {
       if (CONFIG.warmup > 0) await clients[side].run({ op: 'echo', calls: CONFIG.warmup }, 'echo', 30_000 + CONFIG.warmup * perCallBudget);
     }
-    for (let round = 0; round < CONFIG.rounds; round++) {
+    const extra = await runRounds(name, CONFIG.rounds, results, async (round) => {
       for (const side of orderOf(round)) {
         const reply = await clients[side].run({ op: 'echo', calls: CONFIG.calls }, 'echo', 30_000 + CONFIG.calls * perCallBudget);
         results[side].roundMs.push(reply.totalMs);
         results[side].cpuMs.push(reply.cpuMs);
         results[side].samples.push(...reply.latencies);
       }
-    }
+    });
     for (const side of ['untracked', 'tracked'] as const) {
       const stats = await clients[side].run({ op: 'stats' }, 'stats', 5000);
       results[side].traceEvents = stats.traceEvents;
       results[side].heapUsed = stats.heapUsed;
     }
-    return summarize(name, 'calls', 'per call', results.untracked, results.tracked, performance.now() - started);
+    const result = summarize(name, 'calls', 'per call', results.untracked, results.tracked, performance.now() - started, extra);
+    if (CONFIG.profileCalls > 0) {
+      const profiles = await profileSides(clients, { op: 'echo', calls: CONFIG.profileCalls }, 'echo', 30_000 + CONFIG.profileCalls * perCallBudget);
+      result.profile = { ...profiles, units: CONFIG.profileCalls, unit: 'call' };
+    }
+    return result;
   } finally {
     await Promise.all([clients.untracked.close(), clients.tracked.close()]);
     await closeFixture(fx);
@@ -249,20 +317,25 @@ async function floodWorkload(): Promise<WorkloadResult> {
     for (const side of ['untracked', 'tracked'] as const) {
       await clients[side].run({ op: 'flood', count: Math.min(CONFIG.flood, 5000), every: FLOOD_CHUNK }, 'flood', budget);
     }
-    for (let round = 0; round < CONFIG.floodRounds; round++) {
+    const extra = await runRounds('flood', CONFIG.floodRounds, results, async (round) => {
       for (const side of orderOf(round)) {
         const reply = await clients[side].run({ op: 'flood', count: CONFIG.flood, every: FLOOD_CHUNK }, 'flood', budget);
         results[side].roundMs.push(reply.totalMs);
         results[side].cpuMs.push(reply.cpuMs);
         results[side].samples.push(...reply.chunks);
       }
-    }
+    });
     for (const side of ['untracked', 'tracked'] as const) {
       const stats = await clients[side].run({ op: 'stats' }, 'stats', 5000);
       results[side].traceEvents = stats.traceEvents;
       results[side].heapUsed = stats.heapUsed;
     }
-    return summarize('flood', 'notifs', `per ${FLOOD_CHUNK / 1000}k notifs`, results.untracked, results.tracked, performance.now() - started);
+    const result = summarize('flood', 'notifs', `per ${FLOOD_CHUNK / 1000}k notifs`, results.untracked, results.tracked, performance.now() - started, extra);
+    if (CONFIG.profileCalls > 0) {
+      const profiles = await profileSides(clients, { op: 'flood', count: CONFIG.flood, every: FLOOD_CHUNK }, 'flood', budget);
+      result.profile = { ...profiles, units: CONFIG.flood, unit: 'notification' };
+    }
+    return result;
   } finally {
     await Promise.all([clients.untracked.close(), clients.tracked.close()]);
     await closeFixture(fx);
@@ -287,6 +360,21 @@ function storeWorkload(): Promise<StoreResult & { wallMs: number }> {
       children.delete(child);
       if (result) resolve({ ...result, wallMs: performance.now() - started });
       else reject(new Error(`store bench exited without a result (code ${code}, signal ${signal})`));
+    });
+  });
+}
+
+/** bench/proxy.ts in its own process (it prints its own lines): the proxy's added latency and SSE time to first event. */
+function proxyWorkload(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(HERE, 'proxy.ts'), [], { execArgv: ['--import', TSX_LOADER_URL], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    children.add(child);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (code === 0) resolve();
+      else reject(new Error(`proxy bench failed (code ${code}, signal ${signal})`));
     });
   });
 }
@@ -329,11 +417,59 @@ function printWorkloads(results: WorkloadResult[]): void {
   }
   console.log(table(rows));
   console.log('');
-  const ratioRows: string[][] = [['workload', 'per-round ratios (tracked/untracked)', 'median', 'total-time', 'client cpu', 'wall s']];
-  for (const r of results) ratioRows.push([r.name, r.roundRatios.map((x) => f(x, 3)).join(' '), f(r.ratio, 3), f(r.totalRatio, 3), f(r.cpuRatio, 3), f(r.wallMs / 1000, 1)]);
+  const ratioRows: string[][] = [['workload', 'per-round ratios (tracked/untracked)', 'spread (min–max)', 'IQR', 'median', 'total-time', 'client cpu', 'wall s']];
+  for (const r of results) {
+    const spread = spreadOf(r.roundRatios);
+    ratioRows.push([r.name, r.roundRatios.map((x) => f(x, 3)).join(' '), `${f(spread.min, 3)}–${f(spread.max, 3)}`, f(spread.iqr, 3), f(r.ratio, 3), f(r.totalRatio, 3), f(r.cpuRatio, 3), f(r.wallMs / 1000, 1)]);
+  }
   console.log(table(ratioRows));
   console.log('median: the ratio reported (median of per-round wall-time ratios); total-time: Σ tracked / Σ untracked wall time;');
   console.log('client cpu: Σ client-process CPU time, tracked / untracked (what the tracking itself costs, without the server\'s share)');
+}
+
+function printProfiles(results: WorkloadResult[]): void {
+  for (const r of results) {
+    const p = r.profile;
+    if (!p) continue;
+    const cpu = { untracked: (p.untracked.cpuMs * 1000) / p.units, tracked: (p.tracked.cpuMs * 1000) / p.units };
+    /** µs per unit: a share of the side's busy samples × its CPU time per unit. */
+    const per = (side: SideProfile, perUnit: number, us: number): string => f((side.busyUs > 0 ? us / side.busyUs : 0) * perUnit, 2);
+    const t = (us: number): string => per(p.tracked, cpu.tracked, us);
+    console.log('');
+    console.log(
+      `${r.name}: CPU profile over ${int(p.units)} ${p.unit}s a side (node:inspector in-process, 100 µs sampling; µs = share of busy samples × measured CPU time): ` +
+        `client CPU ${f(cpu.untracked, 1)} µs/${p.unit} untracked, ${f(cpu.tracked, 1)} tracked → tracking ${f(cpu.tracked - cpu.untracked, 1)} µs/${p.unit} ` +
+        `(${f(((cpu.tracked - cpu.untracked) / cpu.tracked) * 100, 1)} % of the tracked side's CPU); ` +
+        `self time in main/core + contract ${t(p.tracked.trackingUs)} µs/${p.unit}; GC ${per(p.untracked, cpu.untracked, p.untracked.gcUs)} → ${t(p.tracked.gcUs)} µs/${p.unit}`,
+    );
+    const rows: string[][] = [['tracked side: top self time', 'file', `µs/${p.unit}`, 'share']];
+    for (const row of p.tracked.top) {
+      const m = /^(.*) \((.*)\)$/.exec(row.fn);
+      rows.push([m?.[1] ?? row.fn, m?.[2] ?? '', t(row.selfUs), `${f(row.share * 100, 1)} %`]);
+    }
+    console.log(table(rows));
+  }
+}
+
+/** The goals table's rows for the transport workloads: wall-time and client-CPU ratios. */
+function transportGoals(results: WorkloadResult[]): GoalRow[] {
+  const label: Record<string, string> = {
+    json: `${int(CONFIG.calls * CONFIG.rounds)} JSON calls`,
+    sse: `${int(CONFIG.calls * CONFIG.rounds)} calls answered over SSE`,
+    flood: `${int(CONFIG.flood)}-notification flood`,
+  };
+  const rows: GoalRow[] = [];
+  for (const r of results) {
+    const spread = spreadOf(r.roundRatios);
+    rows.push({
+      what: `tracked / untracked wall time, ${label[r.name] ?? r.name}`,
+      ours: `${f(r.ratio, 3)} (rounds ${f(spread.min, 2)}–${f(spread.max, 2)}, IQR ${f(spread.iqr, 3)})`,
+      goal: '≤ 1.03',
+      pass: r.ratio <= 1.03,
+    });
+    rows.push({ what: `client CPU, tracked / untracked, ${label[r.name] ?? r.name}`, ours: f(r.cpuRatio, 3), goal: '≤ 1.05', pass: r.cpuRatio <= 1.05 });
+  }
+  return rows;
 }
 
 function printStore(s: StoreResult & { wallMs: number }): void {
@@ -367,20 +503,47 @@ async function main(): Promise<void> {
   console.log('sides: untracked = global fetch, tracked = createTrackingFetch → TraceHub; one client process a side, one fixture process a workload; rounds in ABBA order\n');
 
   const results: WorkloadResult[] = [];
+  /** The goals table's rows, in the order the workloads ran. */
+  const goals: GoalRow[] = [];
   try {
+    // Extra rounds for a wide spread may use up to half the deadline; the rest is the other workloads'.
+    extraRoundsUntil = started + Math.min(CONFIG.deadlineMs / 2, 150_000);
     if (CONFIG.only.has('json')) results.push(await echoWorkload('json'));
     if (CONFIG.only.has('sse')) results.push(await echoWorkload('sse'));
     if (CONFIG.only.has('flood')) results.push(await floodWorkload());
-    if (results.length) printWorkloads(results);
+    if (results.length) {
+      printWorkloads(results);
+      printProfiles(results);
+      goals.push(...transportGoals(results));
+    }
+    if (CONFIG.only.has('cost')) {
+      console.log('');
+      goals.push(...(await trackingCostWorkload()));
+    }
     if (CONFIG.only.has('store') && CONFIG.storeEvents > 0) printStore(await storeWorkload());
+    if (CONFIG.only.has('proxy')) await proxyWorkload();
+    // The other workloads are modules of their own (each also runs alone: `npx tsx bench/<file>.ts`),
+    // loaded only when asked for: the browser ones bring Playwright.
+    if (CONFIG.only.has('callpath')) goals.push(...(await (await import('./callpath')).callPathWorkload()));
+    if (CONFIG.only.has('load')) goals.push(...(await (await import('./renderer-load')).rendererLoadWorkload()));
+    if (CONFIG.only.has('ui')) goals.push(...(await (await import('./ui-flood')).uiFloodWorkload()));
+    if (CONFIG.only.has('million')) goals.push(...(await (await import('./traffic-million')).trafficMillionWorkload()));
+    if (CONFIG.only.has('inspector')) goals.push(...(await (await import('./inspector')).inspectorWorkload()));
+
   } catch (error) {
     clearTimeout(deadline);
     await cleanup();
     throw error;
   }
   clearTimeout(deadline);
+  printGoals(goals);
   console.log(`\nbench wall time ${f((performance.now() - started) / 1000, 1)} s`);
   if (results.length) console.log(`overhead_ratio=${Math.max(...results.map((r) => r.ratio)).toFixed(3)}`);
+  const misses = missed(goals);
+  if (misses) {
+    console.error(`bench: ${misses} goal${misses === 1 ? '' : 's'} missed`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,8 @@
  * WebSocket) move exactly these shapes; the dispatcher validates arguments against them.
  */
 import { z } from 'zod';
+import { CaptureConfig, CaptureResult, ProxySession, ProxySetFaultsArgs } from './proxy';
+import { CheckProgress, ConformanceReport, DoctorReport, OtlpHeader, OtlpSendResult } from './checks';
 import { Baseline, DriftStatus, InterfaceDiff, InterfaceRef, InterfaceSnapshot, RecordingId, RecordingRetention, RecordingSummary, RecordingTag, ReplayCandidate, ReplayReport } from './recordings';
 import type { EventName, MethodName } from './names';
 import { CONNECT_ERROR_KINDS, type ErrorDetail } from './errors';
@@ -391,6 +393,21 @@ export const TraceQuery = z
   })
   .strict();
 
+/**
+ * Traffic's window over main's store (#15): `limit` rows at `offset` among the events matching
+ * the filters (default: the tail), or around `aroundSeq`; `afterSeq`/`throughSeq` bound the seqs
+ * ("Clear view", a paused view). The filters are TraceQuery's.
+ */
+export const TraceWindowQuery = TraceQuery.omit({ cursor: true, order: true, limit: true })
+  .extend({
+    afterSeq: z.number().int().min(0).optional(),
+    throughSeq: z.number().int().min(0).optional(),
+    offset: z.number().int().min(0).optional(),
+    aroundSeq: z.number().int().min(1).optional(),
+    limit: z.number().int().min(1).max(2000).optional(),
+  })
+  .strict();
+
 /** Trace events and snapshots are produced by our own code: typed, not re-validated. */
 const TraceEventShape = z.custom<TraceEvent>();
 const SnapshotShape = z.custom<ServerSnapshot>();
@@ -674,6 +691,11 @@ export const methods = {
     args: TraceQuery.default({}),
     result: z.object({ events: z.array(TraceEventShape), nextCursor: z.number().optional(), total: z.number() }),
   },
+  /** A window of Traffic's rows from main's store: `matched` events match, `events` start at position `offset`; `at` is aroundSeq's position (-1: it does not match). */
+  traceWindow: {
+    args: TraceWindowQuery.default({}),
+    result: z.object({ events: z.array(TraceEventShape), offset: z.number(), matched: z.number(), total: z.number(), at: z.number().optional() }),
+  },
   /** One event whole: its full payload even when the stored body is a preview. */
   traceEvent: { args: z.object({ seq: z.number().int().min(1), source: TraceSource.optional() }).strict(), result: z.object({ event: TraceEventShape, payload: z.unknown() }) },
   /** Full snapshots (all time buckets) of one server or all. */
@@ -749,7 +771,7 @@ export const methods = {
   recordingDelete: { args: z.object({ id: RecordingId }).strict(), result: z.object({ deleted: z.boolean() }) },
   /** Electron: a save dialog in main, then the trace streamed to that file. Browser mode uses GET /api/trace/export instead (`failed` here). */
   traceSaveFile: {
-    args: z.object({ format: z.enum(['jsonl', 'har']), source: TraceSource.optional() }).strict(),
+    args: z.object({ format: z.enum(['jsonl', 'har', 'otlp']), source: TraceSource.optional() }).strict(),
     result: z.object({ saved: z.boolean(), path: z.string().optional(), bytes: z.number().optional() }),
   },
   /** Electron: an open dialog in main, then the file streamed in: opened read-only (`into: view`) or added to the library. Browser mode uses the POST routes. */
@@ -798,6 +820,35 @@ export const methods = {
   baselineClear: { args: z.object({ serverId: ServerId }).strict(), result: z.object({ cleared: z.boolean() }) },
   /** Every server's standing against its baseline. */
   driftStatus: { args: NoArgs, result: z.array(DriftStatus) },
+  // ------------------------------------------------------------------ proxy and capture (#12)
+  /** Proxied sessions this app has seen in the library (live ones, and those that ended while it ran). */
+  proxySessions: { args: NoArgs, result: z.array(ProxySession) },
+  /** Replaces a live proxy's faults (the proxy picks them up within a second; the trace notes it). */
+  proxySetFaults: { args: ProxySetFaultsArgs, result: ProxySession },
+  /** The client configs on this machine, with their entries and whether each goes through the proxy. */
+  captureScan: { args: NoArgs, result: z.array(CaptureConfig) },
+  /** Rewrites these entries of one config to go through the proxy (a backup first; refused if the file changed since `captureScan`). */
+  captureApply: {
+    args: z.object({ path: z.string().min(1).max(4096), names: z.array(z.string().max(500)).min(1).max(500) }).strict(),
+    result: CaptureResult,
+  },
+  /** Puts a captured config back, byte for byte, from its backup. */
+  captureRestore: { args: z.object({ path: z.string().min(1).max(4096) }).strict(), result: CaptureResult },
+  // ------------------------------------------------------------------ judging a server (#16)
+  /** The official conformance suite's server scenarios against this (HTTP) server, through a recording proxy; progress as `checkProgress`. */
+  conformanceRun: {
+    args: z.object({ serverId: ServerId, runId: z.string().min(1).max(100).optional(), scenarios: z.array(z.string().min(1).max(200)).max(200).optional() }).strict(),
+    result: ConformanceReport,
+  },
+  /** Stops a conformance run or a doctor run started with this runId (its report says so). */
+  checkCancel: { args: z.object({ runId: z.string().min(1).max(100) }).strict(), result: z.object({ cancelled: z.boolean() }) },
+  /** Walks this server's connection step by step (config, DNS, TCP, TLS, HTTP, OAuth metadata, both eras; or the stdio command). */
+  doctorRun: { args: z.object({ serverId: ServerId, runId: z.string().min(1).max(100).optional() }).strict(), result: DoctorReport },
+  /** Sends a trace source as OTLP traces to an OTLP/HTTP endpoint (secrets redacted as for exports). */
+  otlpSend: {
+    args: z.object({ source: TraceSource, url: z.string().url().max(4096), headers: z.array(OtlpHeader).max(50).default([]) }).strict(),
+    result: OtlpSendResult,
+  },
 } as const satisfies Record<MethodName, { args: z.ZodType; result: z.ZodType }>;
 
 export const events = {
@@ -828,6 +879,10 @@ export const events = {
   driftChanged: DriftStatus,
   /** The library changed (a recording added, renamed, deleted, ended, removed by retention): list it again. */
   recordingsChanged: z.object({ reason: z.string() }),
+  /** A proxied session appeared, learned its client, changed faults or ended: the whole list. */
+  proxySessionsChanged: z.object({ sessions: z.array(ProxySession) }),
+  /** A conformance or doctor run moved on (started with a runId). */
+  checkProgress: CheckProgress,
 } as const satisfies Record<EventName, z.ZodType>;
 
 // Compile-time proof that names.ts and the schemas list the same things.
@@ -881,6 +936,9 @@ export type AppPermission = z.output<typeof AppPermission>;
 export type AppBridgeMessage = z.output<typeof AppBridgeMessage>;
 export type AppLogEntry = z.output<typeof AppLogEntry>;
 export * from './recordings';
+export * from './proxy';
+export * from './faults';
+export * from './checks';
 
 /** Every reply on either carrier is one of these; errors are values, never thrown across. */
 export type Envelope<T = unknown> = { ok: true; result: T } | { ok: false; error: ContractErrorShape };

@@ -15,6 +15,7 @@ export const METHOD_NAMES = [
   'callTool',
   'recentLogs',
   'traceQuery',
+  'traceWindow',
   'traceEvent',
   'snapshots',
   'updateServer',
@@ -77,9 +78,18 @@ export const METHOD_NAMES = [
   'baselinePin',
   'baselineClear',
   'driftStatus',
+  'proxySessions',
+  'proxySetFaults',
+  'captureScan',
+  'captureApply',
+  'captureRestore',
+  'conformanceRun',
+  'checkCancel',
+  'doctorRun',
+  'otlpSend',
 ] as const;
 
-export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync', 'driftChanged', 'recordingsChanged'] as const;
+export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync', 'driftChanged', 'recordingsChanged', 'proxySessionsChanged', 'checkProgress'] as const;
 
 export type MethodName = (typeof METHOD_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

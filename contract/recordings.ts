@@ -4,6 +4,7 @@
  * Schemas only (zod, no other imports): `contract/index.ts` lists the methods that use them.
  */
 import { z } from 'zod';
+import { ProxyInfo } from './proxy-info';
 
 /** A recording's id: its directory name in the library (time-sortable, filesystem-safe). */
 export const RecordingId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/, 'not a recording id');
@@ -34,6 +35,8 @@ export const RecordingSummary = z.object({
   app: z.object({ name: z.string(), version: z.string() }),
   /** Why a recording is incomplete or was repaired, in words ("ended unexpectedly: 312 bytes of a torn last line dropped"). */
   notes: z.array(z.string()).default([]),
+  /** A proxy's recording (`kind: proxy`): what it proxies and for which client. */
+  proxy: ProxyInfo.optional(),
 });
 
 export const RecordingRetention = z.object({

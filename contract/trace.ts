@@ -43,6 +43,8 @@ export const EVENT_KINDS = [
   'error',
   /** A step of an OAuth flow that is not an HTTP exchange of ours (opening the login, the callback). */
   'auth-step',
+  /** The recording proxy (#12): faults switched on or off (`meta.faults`), or one applied to a message (`meta.fault`). */
+  'fault',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

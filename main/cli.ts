@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCli } from './adapters/cli/run';
 import { installProcessGuards } from './core/logs/process-guards';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -18,13 +17,16 @@ const version = (() => {
 // recording keeps recording (the error is on stderr), so the trace file is still written whole.
 const command = process.argv[2];
 installProcessGuards({
-  onFault: command === 'record' ? undefined : () => process.exit(1),
+  onFault: command === 'record' || command === 'proxy' ? undefined : () => process.exit(1),
 });
 
-const code = await runCli(process.argv.slice(2), {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+const io = {
+  out: (text: string) => process.stdout.write(text),
+  err: (text: string) => process.stderr.write(text),
   stdout: process.stdout,
+  streams: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
   version,
-});
+};
+// `proxy` loads only what it needs: a client waits on its start for every server it launches.
+const code = command === 'proxy' ? await (await import('./adapters/cli/proxy')).runProxyCli(process.argv.slice(3), io) : await (await import('./adapters/cli/run')).runCli(process.argv.slice(2), io);
 process.exitCode = code;

@@ -41,6 +41,10 @@ import { connectedSnapshot } from './drift/interface';
 import { driftHandlers } from './handlers/drift';
 import { recordingHandlers } from './handlers/recordings';
 import { replayHandlers } from './handlers/replay';
+import { proxyHandlers } from './handlers/proxy';
+import { captureHandlers } from './handlers/capture';
+import { checkHandlers } from './handlers/checks';
+import { createProxyMirror } from './proxy/mirror';
 import type { FileDialogs } from './handlers/context';
 
 export interface CoreOptions {
@@ -75,6 +79,8 @@ export interface CoreOptions {
   recordings?: { dir: string; kind?: 'app' | 'cli' | 'proxy'; name?: string } | false;
   /** Electron: save/open dialogs in main for bulk files. */
   fileDialogs?: FileDialogs;
+  /** Proxied sessions (#12): the library's proxy recordings mirrored into the live trace (default on with a library, polled every 250 ms). `false`: off. */
+  proxies?: { pollMs?: number } | false;
 }
 
 export interface Core {
@@ -205,6 +211,7 @@ export function createCore(options: CoreOptions): Core {
     fileDialogs: options.fileDialogs,
     recordings: recordings?.library,
     liveRecording,
+    proxies: recordings && options.proxies !== false ? createProxyMirror({ dir: recordings.library.dir, trace, logs, events, pollMs: options.proxies?.pollMs }) : undefined,
   };
   const trace$ = traceHandlers(ctx);
   const tasks = new TaskRunner({ emit: (payload) => events.emit('taskStatus', payload) });
@@ -228,6 +235,7 @@ export function createCore(options: CoreOptions): Core {
     ...authHandlers(ctx, auth, popup),
     ...appHandlers(ctx, options.appSandbox),
     traceQuery: trace$.traceQuery,
+    traceWindow: trace$.traceWindow,
     traceEvent: trace$.traceEvent,
     snapshots: trace$.snapshots,
     traceSaveFile: trace$.traceSaveFile,
@@ -235,6 +243,9 @@ export function createCore(options: CoreOptions): Core {
     ...recordingHandlers(ctx),
     ...replayHandlers(ctx),
     ...driftHandlers(ctx),
+    ...proxyHandlers(ctx),
+    ...captureHandlers(ctx),
+    ...checkHandlers(ctx, auth),
   };
 
   // In the background: the carriers attach and the page loads while these connect.
@@ -273,6 +284,7 @@ export function createCore(options: CoreOptions): Core {
     liveRecording,
     shutdown: async () => {
       stopping = true;
+      ctx.proxies?.stop();
       apps.closeAll();
       // What waits is on disk even if closing the servers takes longer than the carrier waits;
       // what the calls cut short by closing add is written after.

@@ -137,7 +137,10 @@ test.describe('payloads and arguments', () => {
     for (let level = 0; level < 3; level++) {
       path = path ? `${path}.child` : 'child';
       await self.locator(`[data-object-add="${path}"]`).click();
-      await self.locator(`[data-field-path="${path}.name"]`).fill(`level ${level + 1}`);
+      // Said here, at once, if the click added nothing (CI once spent the test's whole budget waiting at this step).
+      const added = self.locator(`[data-field-path="${path}.name"]`);
+      await expect(added, `"Add ${path}" made a ${path}.name field (page errors: ${pageErrors.join(' | ').slice(0, 500) || 'none'})`).toBeVisible({ timeout: 20_000 });
+      await added.fill(`level ${level + 1}`);
     }
     // The fourth "child" is where the recursion stops being a form: a JSON editor of its own.
     const rawChild = self.locator(`textarea[data-field-path="${path}.child"]`);

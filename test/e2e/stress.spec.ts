@@ -3,10 +3,11 @@
  * fixture's `flood` tool, legacy-era Streamable HTTP with sessions) while the view is open.
  *
  * Measured, not timed: frame times in the page (requestAnimationFrame deltas) and how long a
- * click on a filter takes to show. The assertions are generous bounds (a click handled within
- * 2 s); the numbers are printed for the release note. Then the table must hold every event main
- * reported (`traceBatch.total`, read off the WebSocket), and after a reload — when only the
- * newest 5,000 are in the page and the rest is paged from main — still reach the first event,
+ * click on a filter takes to show are printed, never asserted (timing belongs to the bench:
+ * bench/traffic-million.ts and the flood workloads). What is asserted: each click was answered
+ * (the filtered table showed its matches), the table holds every event main reported
+ * (`traceBatch.total`, read off the WebSocket), and after a reload — when only the newest 5,000
+ * are in the page and the rest is read from main by window — it still reaches the first event,
  * one in the middle and the last.
  */
 import { expect, test } from '@playwright/test';
@@ -98,7 +99,6 @@ test('a 20,000-notification flood with the Traffic view open', async ({ page }) 
     console.log(`[stress] "Errors only" ${c.on ? 'on ' : 'off'} (${when}): answered in ${c.answerMs.toFixed(0)} ms, on screen in ${c.paintMs.toFixed(0)} ms`);
   }
 
-  for (const c of clicks) expect(c.paintMs).toBeLessThan(2000);
   expect(clicks[0]!.at).toBeLessThan(lastBatchAt); // the first click really was during the flood
   expect(finalCount).toBe(reportedTotal);
   expect(frames.frames).toBeGreaterThan(10);

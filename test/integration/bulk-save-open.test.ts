@@ -156,6 +156,15 @@ describe('traceOpenFile and traceSaveFile through main’s dialogs', () => {
     expect(entries[0]._mcp).toMatchObject({ server: 'srv-bulk', serverName: 'bulk' });
     expect(dialogs.asked.at(-1)).toMatchObject({ kind: 'save', options: { defaultName: expect.stringMatching(/\.har$/), filters: [{ extensions: ['har'] }] } });
 
+    // OTLP/JSON (#16) through the same dialog: the opened file's server names its resource.
+    const otlp = join(dir, 'small.otlp.json');
+    dialogs.answer(otlp);
+    expect(await ok('traceSaveFile', { format: 'otlp', source: opened.source })).toMatchObject({ saved: true, path: otlp });
+    const resourceSpans = JSON.parse(readFileSync(otlp, 'utf8')).resourceSpans as { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: unknown[] }[] }[];
+    expect(resourceSpans[0]!.resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'bulk' } });
+    expect(resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).length).toBeGreaterThan(0);
+    expect(dialogs.asked.at(-1)).toMatchObject({ kind: 'save', options: { defaultName: expect.stringMatching(/\.otlp\.json$/), filters: [{ extensions: ['json'] }] } });
+
     const live = join(dir, 'live.jsonl');
     dialogs.answer(live);
     expect(await ok('traceSaveFile', { format: 'jsonl' })).toMatchObject({ saved: true, path: live });

@@ -223,7 +223,7 @@ describe('switchboard record, then recordings list and export', () => {
     const cases: [string[], RegExp][] = [
       [['recordings', 'export', '20990101-000000-000-none', '--format', 'jsonl', '--data-dir', data], /No recording "20990101-000000-000-none" in .*recordings \("switchboard recordings list" shows them\)/],
       [['recordings', 'export', '../../etc', '--format', 'jsonl', '--data-dir', data], /No recording "\.\.\/\.\.\/etc"/],
-      [['recordings', 'export', stdioId, '--format', 'xml', '--data-dir', data], /--format must be har or jsonl/],
+      [['recordings', 'export', stdioId, '--format', 'xml', '--data-dir', data], /--format must be har, jsonl or otlp/],
       [['recordings', 'export', '--format', 'har', '--data-dir', data], /recordings export needs one recording id/],
       [['recordings', '--data-dir', data], /recordings needs a subcommand/],
       [['recordings', 'purge', '--data-dir', data], /Unknown recordings subcommand "purge": list or export/],

@@ -13,10 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InterfaceDiff } from '../../contract';
-import { createCore } from '../../main/core/app';
-import { ConfSettingsStore } from '../../main/core/store/conf-settings';
 import { stdioFixtureCommand } from '../fixtures/everything/harness';
-import { call } from '../support/core-calls';
+import { pinBaselineIn } from '../support/pin-baseline';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'out/main/cli.js');
@@ -43,15 +41,8 @@ function config(name: string, variant?: 'drift'): string {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sb-drift-cli-'));
-  // The app pins the fixture's baseline into its data directory.
-  const core = createCore({ settings: new ConfSettingsStore({ cwd: dir }), carrier: 'browser', version: 't', connectAtStart: false, recordings: false });
-  try {
-    const { id } = await call(core, 'addServer', { name: 'fixture', target: { type: 'stdio', ...fixture }, pingIntervalSec: 0 });
-    expect((await call(core, 'connectServer', { id })).state).toBe('connected');
-    await call(core, 'baselinePin', { serverId: id });
-  } finally {
-    await core.shutdown();
-  }
+  // The app pins the fixture's baseline into its data directory, as a person would.
+  await pinBaselineIn(dir, 'fixture', { type: 'stdio', ...fixture });
 }, 60_000);
 
 afterAll(() => {

@@ -507,6 +507,26 @@ describe('flaky-server over HTTP (era both)', () => {
     }
   });
 
+  it('drop-notifications: matching notification events of the answer stream are not delivered (times caps them; rate 0 drops none)', async () => {
+    await lab.setFaults({ type: 'drop-notifications', notification: 'notifications/message', method: 'tools/call', times: 30 });
+    const text = await (await modernPost(lab.url, 'tools/call', { name: 'flood', arguments: { count: 50 } })).text();
+    const messages = sseMessages(text);
+    expect(messages).toHaveLength(21);
+    expect(messages.slice(0, 20).map((m) => (m['params'] as { data: string }).data)).toEqual(Array.from({ length: 20 }, (_, i) => `flood ${i + 31}/50`));
+    expect(messages[20]).toMatchObject({ result: { content: [{ text: 'flooded 50' }] } });
+    const state = await lab.state();
+    expect(state.faults[0]).toMatchObject({ type: 'drop-notifications', seen: 1, hits: 30, exhausted: true });
+    expect(state.counters.faultsApplied['drop-notifications']).toBe(30);
+    expect(state.recent.at(-1)?.faults).toEqual(['drop-notifications']);
+
+    await lab.setFaults({ type: 'drop-notifications', rate: 0 });
+    expect(sseMessages(await (await modernPost(lab.url, 'tools/call', { name: 'flood', arguments: { count: 10 } })).text())).toHaveLength(11);
+    expect((await lab.state()).faults[0]).toMatchObject({ seen: 1, hits: 0 });
+
+    // jsonrpc-error is the stdio proxy's: the lab refuses it with a message that says so.
+    await expect(lab.setFaults({ type: 'jsonrpc-error' })).rejects.toThrow(/jsonrpc-error cannot be injected by the fault lab/);
+  });
+
   it('list_changed storm on the legacy GET stream (control API and method-scoped fault)', async () => {
     await lab.expireSessions(); // sessions of earlier tests would get the control-API storm too
     const sessionId = await legacyInit(lab.url);

@@ -4,7 +4,7 @@
  * budget's refill is the thing under test, not the machine's speed).
  */
 import { describe, expect, it } from 'vitest';
-import { AppInstances, BURST, MAX_LIVE, RATE, type LiveApp } from '../../main/core/apps/instances';
+import { AppInstances, BURST, CLOSE_GRACE_MS, MAX_LIVE, RATE, type LiveApp } from '../../main/core/apps/instances';
 import type { AppSandboxHost, SandboxPage } from '../../main/core/apps/sandbox-host';
 
 class Sandbox implements AppSandboxHost {
@@ -74,5 +74,22 @@ describe('AppInstances', () => {
     now += 60_000;
     expect(apps.take('a', 50_000)).toBe(BURST);
     expect(apps.take('nope', 10)).toBe(0);
+  });
+
+  it(`a closed instance's last messages are still recorded for ${CLOSE_GRACE_MS / 1000} s, on its own budget; it calls nothing`, () => {
+    let now = 0;
+    const apps = new AppInstances(new Sandbox(), () => now);
+    apps.add(app('a'));
+    expect(apps.take('a', BURST - 5)).toBe(BURST - 5);
+    expect(apps.close('a')).toBe(true);
+    // The page flushes what its bridge still held after telling main it closed the app.
+    expect(apps.get('a')).toBeUndefined();
+    expect(apps.recorded('a')?.instanceId).toBe('a');
+    expect(apps.take('a', 10)).toBe(5);
+    expect(apps.size).toBe(0);
+    now += CLOSE_GRACE_MS + 1;
+    expect(apps.recorded('a')).toBeUndefined();
+    expect(apps.take('a', 1)).toBe(0);
+    expect(apps.recorded('never-opened')).toBeUndefined();
   });
 });

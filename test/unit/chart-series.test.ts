@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CHANNELS, type Channel, type ServerSnapshot, type TimeBucket } from '../../contract/trace';
 import { createCore } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
-import { ERROR_CLASSES, MAX_LATENCY_METHODS, buildSeries, buildSummary, formatRate, percentile, safeLabel } from '../../renderer/src/features/charts/series';
+import { ERROR_CLASSES, MAX_LATENCY_METHODS, buildSeries, buildSummary, formatRate, percentile, safeLabel, stabilize } from '../../renderer/src/features/charts/series';
 import { call } from '../support/core-calls';
 import { T0 } from '../support/trace-events';
 
@@ -224,5 +224,31 @@ describe('small helpers', () => {
     expect(safeLabel('a\u202Eb\u2066c')).toBe('abc');
     expect(safeLabel('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
     expect(safeLabel('short', 10)).toBe('short');
+  });
+});
+
+describe('stabilize', () => {
+  const at = (messages: number, errors = 0) => [snapshot('a', [bucket(T0, { messages: { 'post-sse': messages }, errors: { http4xx: errors, http5xx: 0, rpc: 0, transport: 0 } })])];
+
+  it('keeps the previous object of every part that did not change, and takes the new one of every part that did', () => {
+    const before = buildSeries(at(5), T0 + 1000, 60, 30);
+    const after = stabilize(before, buildSeries(at(9), T0 + 1000, 60, 30));
+    expect(after.from).toBe(before.from);
+    expect(after.messages).not.toBe(before.messages);
+    expect(after.maxMessages).toBeGreaterThan(before.maxMessages);
+    for (const key of ['errors', 'inFlight', 'ping', 'latency', 'channels'] as const) expect(after[key]).toBe(before[key]);
+    const withError = stabilize(after, buildSeries(at(9, 1), T0 + 1000, 60, 30));
+    expect(withError.errors).not.toBe(after.errors);
+    expect(withError.maxErrors).toBeGreaterThan(0);
+    expect(withError.messages).toBe(after.messages);
+  });
+
+  it('a moved window is new throughout', () => {
+    const before = buildSeries(at(5), T0 + 1000, 60, 30);
+    const moved = buildSeries(at(5), T0 + 3000, 60, 30);
+    expect(moved.from).not.toBe(before.from);
+    const after = stabilize(before, moved);
+    expect(after).toBe(moved);
+    expect(after.errors).not.toBe(before.errors);
   });
 });

@@ -13,6 +13,17 @@ import { FilteredLines, LEVELS, type StoredLine } from '../../renderer/src/featu
 
 const bus = () => new LogBus(new EventHub());
 
+describe('the log bus history', () => {
+  it('holds the newest `keep` lines, oldest first, however many were written', () => {
+    const logs = new LogBus(new EventHub(), 5);
+    for (let n = 1; n <= 23; n++) {
+      logs.app('info', `line ${n}`);
+      const texts = logs.history().map((l) => l.text);
+      expect(texts).toEqual(Array.from({ length: Math.min(5, n) }, (_, i) => `line ${Math.max(1, n - 4) + i}`));
+    }
+  });
+});
+
 describe('server log lines', () => {
   it('keeps each of the eight levels as sent, and says so when a level is unknown', () => {
     const logs = bus();

@@ -9,7 +9,7 @@ import { createApi, type SwitchboardApi } from '../../contract/client';
 import { isErrorEvent, type TraceEvent, type TraceEventInput } from '../../contract/trace';
 import { createCore, type Core } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
-import { ExchangeGroup, ListModel, SeqModel, findSeq, firstAfter, type RowModel } from '../../renderer/src/features/traffic/models';
+import { ExchangeGroup, ListModel, SeqModel, WindowModel, findSeq, firstAfter, type RowModel } from '../../renderer/src/features/traffic/models';
 import { TraceBuffer } from '../../renderer/src/state/trace-buffer';
 
 const cores: Core[] = [];
@@ -295,5 +295,46 @@ describe('ListModel', () => {
     await settled(model);
     expect(model.status().error).toMatch(/statusClass|Invalid|invalid/);
     expect(model.count).toBe(0);
+  });
+});
+
+describe('WindowModel', () => {
+  it('filtered rows by position from main: the count is every match, the page keeps only rows near the screen, a jump asks main, live ticks follow the trace', async () => {
+    const w = world();
+
+    w.record(inputs(6_000));
+    const model = new WindowModel(w.api, 'live', { kinds: ['stderr'] }, true);
+    disposers.push(() => model.dispose());
+    model.configure(0, undefined);
+    await expect.poll(() => model.status().loading).toBe(false);
+    const all = w.events().filter((e) => e.kind === 'stderr');
+    expect(model.count).toBe(all.length);
+
+    // The middle on screen: exactly those rows (and a margin) are loaded.
+    const mid = Math.floor(all.length / 2);
+    model.visible(mid, mid + 30);
+    await expect.poll(() => model.rowAt(mid + 30)?.seq).toBe(all[mid + 30]!.seq);
+    for (let i = mid; i <= mid + 30; i++) expect(model.rowAt(i)!.seq).toBe(all[i]!.seq);
+    expect(model.rowAt(0)).toBeUndefined(); // not near the screen: not held
+
+    // Jump: the position of a match, 'absent' for an event that does not match.
+    const target = all[17]!.seq;
+    expect(model.indexOfSeq(target)).toBe(-1);
+    await expect.poll(() => model.locate(target)).toBe(17);
+    expect(model.indexOfSeq(target)).toBe(17);
+    const other = w.events().find((e) => e.kind !== 'stderr')!.seq;
+    model.locate(other);
+    await expect.poll(() => model.locate(other)).toBe('absent');
+
+    // Live: new matches raise the count on the next tick.
+    w.record(inputs(700));
+    model.tick(false);
+    const now = w.events().filter((e) => e.kind === 'stderr').length;
+    await expect.poll(() => model.count).toBe(now);
+
+    // Paused at a seq and cleared up to another: main counts only between them.
+    model.configure(1_000, 4_000);
+    await expect.poll(() => model.status().loading || model.status().loadingOlder).toBe(false);
+    await expect.poll(() => model.count).toBe(all.filter((e) => e.seq > 1_000 && e.seq <= 4_000).length);
   });
 });

@@ -185,8 +185,8 @@ function snapshotFromServers(hub: TraceHub, servers: readonly { id: string; name
   return traceSnapshot(hub.store, server.id, server.name);
 }
 
-/** Waits until a just-connected server's lists stay put (some add tools right after initialize): 400 ms without a change, at most 5 s. */
-async function settled(core: Core, serverId: string): Promise<void> {
+/** Waits until a just-connected server's lists stay put (some add tools right after initialize): 400 ms without a change, at most 5 s. `check` uses it too. */
+export async function settled(core: Core, serverId: string): Promise<void> {
   let last = Date.now();
   const off = core.events.subscribe((event, payload) => {
     if (event === 'serverState' && (payload as { id?: string }).id === serverId) last = Date.now();

@@ -33,7 +33,7 @@ export interface RecordingsIo {
 }
 
 export const RECORDINGS_HELP = `  switchboard recordings list [--data-dir DIR] [--json]
-  switchboard recordings export ID --format har|jsonl [--out FILE] [--data-dir DIR]`;
+  switchboard recordings export ID --format har|jsonl|otlp [--out FILE] [--data-dir DIR]`;
 
 /**
  * The library as the CLI reads it: recordings whose process died are repaired first (as the app
@@ -62,9 +62,9 @@ export async function recordingsCommand(sub: string | undefined, values: { 'data
 
 async function exportRecording(dir: string, values: { format?: string; out?: string }, positionals: string[], io: RecordingsIo): Promise<number> {
   const id = positionals[0];
-  if (!id || positionals.length > 1) throw new UsageError('recordings export needs one recording id: switchboard recordings export ID --format har|jsonl [--out FILE].');
+  if (!id || positionals.length > 1) throw new UsageError('recordings export needs one recording id: switchboard recordings export ID --format har|jsonl|otlp [--out FILE].');
   const format = values.format;
-  if (format !== 'har' && format !== 'jsonl') throw new UsageError('--format must be har or jsonl.');
+  if (format !== 'har' && format !== 'jsonl' && format !== 'otlp') throw new UsageError('--format must be har, jsonl or otlp.');
   const library = openLibrary(dir);
   if (!library.get(id)) throw new UsageError(`No recording "${id}" in ${dir} ("switchboard recordings list" shows them).`);
   const opened = await library.open(id);
@@ -88,7 +88,7 @@ async function exportRecording(dir: string, values: { format?: string; out?: str
       return EXIT.ok;
     }
     if (!io.stdout) {
-      for (const chunk of chunks) io.json(chunk);
+      for await (const chunk of chunks) io.json(chunk);
       return EXIT.ok;
     }
     try {

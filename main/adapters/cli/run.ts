@@ -18,6 +18,8 @@ import { exportServers } from '../../core/config/export';
 import { MemorySettingsStore } from '../../core/store/settings';
 import { buildHar } from '../../core/trace/export-har';
 import { jsonlLines } from '../../core/trace/export-jsonl';
+import { loadOtlpExport, loadOtlpSend } from '../../core/otlp/lazy';
+import { OTLP_OPTIONS, liveOtlp, otlpEndpointFromFlags } from './otlp-flags';
 import { readJsonlTrace } from '../../core/trace/import-jsonl';
 import { HeadlessLogin, LoopbackLogin } from '../../core/auth/login';
 import { FileSecretStore } from '../../core/auth/secret-store';
@@ -27,6 +29,9 @@ import { RECORDINGS_HELP, cliDataDir, libraryDir, recordingsCommand } from './re
 import { diffCommand } from './diff';
 import { EXIT, SERVER_OPTIONS, UsageError, parseDuration, parseJsonObject, policiesFromFlags, serversFromFlags, withOAuthFlags } from './args';
 import { replayCommand } from './replay';
+import { proxyCommand, type ProxyIo } from './proxy';
+import { captureCommand } from './capture';
+import { CHECK_HELP, CONFORMANCE_HELP, DOCTOR_HELP } from './judge-help';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -34,6 +39,8 @@ export interface CliIo {
   version: string;
   /** The real stdout, for output streamed with backpressure (`recordings export` without --out); absent: `out`. */
   stdout?: ChunkSink;
+  /** The process's own streams, for `proxy` (the client's bytes in and out, untouched). */
+  streams?: ProxyIo;
 }
 
 /** The commands' view of the terminal: `out`/`err` made safe for people, `json` exact. */
@@ -42,7 +49,7 @@ export interface Screen extends CliIo {
 }
 
 function screenOf(io: CliIo): Screen {
-  return { version: io.version, stdout: io.stdout, out: (text) => io.out(terminalSafe(text)), err: (text) => io.err(terminalSafe(text)), json: (text) => io.out(text) };
+  return { version: io.version, stdout: io.stdout, streams: io.streams, out: (text) => io.out(terminalSafe(text)), err: (text) => io.err(terminalSafe(text)), json: (text) => io.out(text) };
 }
 
 const HELP = `switchboard — inspect MCP servers from the command line
@@ -50,15 +57,24 @@ const HELP = `switchboard — inspect MCP servers from the command line
 Usage:
   switchboard tools  [server flags] [--json]
   switchboard call   <tool> [--args JSON] [--timeout MS] [server flags] [--json]
-  switchboard record [--out FILE.jsonl] [--name NAME] [--for DURATION] [--call TOOL --args JSON]... [server flags]
+  switchboard record [--out FILE.jsonl] [--name NAME] [--for DURATION] [--call TOOL --args JSON]... [--otlp URL [--otlp-header "K: V"]...] [server flags]
                      (always kept in the recordings library under --data-dir too)
-  switchboard export FILE.jsonl --format har|jsonl --out FILE
+  switchboard export FILE.jsonl --format har|jsonl|otlp --out FILE
+  switchboard export FILE.jsonl --otlp URL [--otlp-header "K: V"]...   (OpenTelemetry traces to a collector)
 ${RECORDINGS_HELP}
   switchboard servers [server flags] [--format mcpServers|vscode|switchboard]
   switchboard audit  [--data-dir DIR] [--limit N] [--json]
   switchboard diff   A B [--json] [--exit-code] [--data-dir DIR] [server flags]
                      A, B: rec:ID[:SERVER] | file:PATH[:SERVER] | baseline:SERVER | live:SERVER
   switchboard replay <recording id | FILE.jsonl> [server flags] [--only METHOD]... [--yes] [--timeout MS] [--json]
+  switchboard proxy  --name NAME [--record FILE.jsonl] [--fault F]... [--data-dir DIR] -- CMD ARGS...
+  switchboard proxy  --name NAME --upstream URL [--port N] [--transport http|sse] [--record FILE.jsonl] [--fault F]...
+                     sits between a client and a server, recorded into the library (see README "Proxy")
+  switchboard capture [--list] [--client NAME] [--server NAME]... [--restore] [--json]
+                     rewrites a client's config so its servers go through the proxy; --restore undoes it
+${CONFORMANCE_HELP}
+${DOCTOR_HELP}
+${CHECK_HELP}
 
 Server flags:
   --config FILE        a server list (mcpServers, VS Code "servers", or Switchboard's own)
@@ -82,7 +98,7 @@ When a server asks for OAuth:
   --data-dir DIR       where tokens (owner-only secrets.json), the audit and the recordings
                        library (recordings/) are kept; default: the config dir
 
-Exit codes: 0 ok, 1 replayed responses differ, 2 usage or config error, 3 auth required, 4 unreachable,
+Exit codes: 0 ok, 1 replayed responses differ (check: a check failed), 2 usage or config error, 3 auth required, 4 unreachable,
             5 tool or JSON-RPC error, 6 timeout.`;
 
 export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
@@ -110,6 +126,16 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
         const [sub, ...args] = positionals;
         return await recordingsCommand(sub, values, args, io);
       }
+      case 'proxy':
+        return await proxyCommand(rest, io, io.streams);
+      case 'capture':
+        return await captureCommand(rest, io);
+      case 'conformance':
+        return await (await import('./conformance')).conformanceCommand(rest, io);
+      case 'doctor':
+        return await (await import('./doctor')).doctorCommand(rest, io);
+      case 'check':
+        return await (await import('./check')).checkCommand(rest, io, { parse: (a, o) => parse(a, o), connectAll: (flags, options) => connectAll(flags, io, options) });
       case 'diff':
         return await diffCommand(rest, io, { parse: (a, o) => parse(a, o, true), connectAll: (flags) => connectAll(flags, io) });
       case undefined:
@@ -234,9 +260,10 @@ async function callCommand(args: string[], io: Screen): Promise<number> {
 }
 
 async function recordCommand(args: string[], io: Screen): Promise<number> {
-  const options = { ...SERVER_OPTIONS, out: { type: 'string' }, name: { type: 'string' }, for: { type: 'string' }, call: { type: 'string', multiple: true }, args: { type: 'string', multiple: true } } as const;
+  const options = { ...SERVER_OPTIONS, out: { type: 'string' }, name: { type: 'string' }, for: { type: 'string' }, call: { type: 'string', multiple: true }, args: { type: 'string', multiple: true }, ...OTLP_OPTIONS } as const;
   const { values } = parse(args, options);
   if (values.help) return help(io);
+  const otlpEndpoint = otlpEndpointFromFlags(values);
   const name = values.name as string | undefined;
   if (name !== undefined && (name.trim() === '' || name.length > 200)) throw new UsageError('--name must be 1 to 200 characters.');
   const duration = values.for ? parseDuration(values.for as string) : 0;
@@ -246,6 +273,7 @@ async function recordCommand(args: string[], io: Screen): Promise<number> {
   const plannedArgs = calls.map((_, i) => parseJsonObject(callArgs[i], `--args #${i + 1}`));
   const { core, statuses } = await connectAll(values, io, { record: { name: name?.trim() } });
   let exit = failureExit(statuses);
+  const otlp = otlpEndpoint ? liveOtlp(core, otlpEndpoint, io) : undefined;
   try {
     for (const [i, tool] of calls.entries()) {
       const reply = await core.dispatch('callTool', { tool, args: plannedArgs[i] });
@@ -256,6 +284,7 @@ async function recordCommand(args: string[], io: Screen): Promise<number> {
     }
     if (duration > 0) await new Promise((resolve) => setTimeout(resolve, duration));
     await core.connections.closeAll(); // the DELETEs and exits belong in the recording
+    await otlp?.close();
     const out = values.out as string | undefined;
     if (out) {
       const lines = jsonlLines({
@@ -279,13 +308,15 @@ async function recordCommand(args: string[], io: Screen): Promise<number> {
 }
 
 async function exportCommand(args: string[], io: Screen): Promise<number> {
-  const { values, positionals } = parse(args, { format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', default: false } }, true);
+  const { values, positionals } = parse(args, { format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', default: false }, ...OTLP_OPTIONS }, true);
   if (values.help) return help(io);
   const input = positionals[0];
-  if (!input || positionals.length > 1) throw new UsageError('export needs one input trace: switchboard export FILE.jsonl --format har|jsonl --out FILE.');
-  const format = values.format as string | undefined;
-  if (format !== 'har' && format !== 'jsonl') throw new UsageError('--format must be har or jsonl.');
-  if (!values.out) throw new UsageError('export needs --out FILE.');
+  if (!input || positionals.length > 1) throw new UsageError('export needs one input trace: switchboard export FILE.jsonl --format har|jsonl|otlp --out FILE.');
+  const endpoint = otlpEndpointFromFlags(values);
+  const format = (values.format as string | undefined) ?? (endpoint && !values.out ? 'otlp' : undefined);
+  if (format !== 'har' && format !== 'jsonl' && format !== 'otlp') throw new UsageError('--format must be har, jsonl or otlp.');
+  if (endpoint && format !== 'otlp') throw new UsageError('--otlp sends OpenTelemetry traces: it goes with --format otlp (or no --format).');
+  if (!values.out && !endpoint) throw new UsageError('export needs --out FILE (or --otlp URL).');
   let trace;
   try {
     trace = await readJsonlTrace(input);
@@ -298,6 +329,20 @@ async function exportCommand(args: string[], io: Screen): Promise<number> {
       values.out as string,
       jsonlLines({ app: trace.header.app, startedAt: Date.parse(trace.header.startedAt), servers: trace.header.servers, events: trace.events, eventCount: trace.events.length }),
     );
+  } else if (format === 'otlp') {
+    const input = { app: { name: 'Switchboard', version: io.version }, events: trace.events, serverNames: Object.fromEntries(trace.header.servers.map((s) => [s.id, s.name])), redactors: [] };
+    const [{ otlpJsonChunks, otlpSpanBatches }, { sendSpanBatches }] = await Promise.all([loadOtlpExport(), loadOtlpSend()]);
+    if (values.out) await writeLines(values.out as string, otlpJsonChunks(input));
+    if (endpoint) {
+      try {
+        const sent = await sendSpanBatches(endpoint, otlpSpanBatches(input));
+        io.err(`sent ${sent.spans} spans to ${sent.endpoint} in ${sent.requests} request${sent.requests === 1 ? '' : 's'}\n`);
+      } catch (error) {
+        io.err(`switchboard: ${(error as Error).message}\n`);
+        return EXIT.unreachable;
+      }
+    }
+    if (!values.out) return EXIT.ok;
   } else {
     const names = Object.fromEntries(trace.header.servers.map((s) => [s.id, s.name]));
     const har = buildHar({ app: { name: 'Switchboard', version: io.version }, events: trace.events, serverNames: names });

@@ -5,7 +5,7 @@
  *
  *   POST /api/trace/import?name=FILE        body: the JSONL trace → JSON {source, events, servers, problems} (opened read-only)
  *   POST /api/recordings/import?name=FILE   body: the JSONL trace → JSON {recording, problems} (added to the library)
- *   GET  /api/trace/export?format=jsonl|har[&source=live|import-N|rec-ID]   → the file, as an attachment
+ *   GET  /api/trace/export?format=jsonl|har|otlp[&source=live|import-N|rec-ID]   → the file, as an attachment
  *
  * They sit behind host.ts's gate (token, Host, Origin) like everything else, and add two rules
  * of their own: the token never rides in the URL here, and a POST authenticated by the cookie
@@ -98,8 +98,8 @@ async function importRoute(req: IncomingMessage, res: ServerResponse, core: Core
 
 async function exportRoute(req: IncomingMessage, res: ServerResponse, core: Core, params: URLSearchParams): Promise<void> {
   const format = params.get('format') ?? 'jsonl';
-  if (format !== 'jsonl' && format !== 'har') {
-    fail(res, 'invalid-arguments', 'format must be jsonl or har.');
+  if (format !== 'jsonl' && format !== 'har' && format !== 'otlp') {
+    fail(res, 'invalid-arguments', 'format must be jsonl, har or otlp.');
     return;
   }
   const source = TraceSource.safeParse(params.get('source') ?? undefined);

@@ -19,6 +19,13 @@ export type LiveApp = Omit<AppInstance, 'html'>;
 export const BURST = 10_000;
 export const RATE = 2_000;
 
+/**
+ * How long the last bridge messages and log lines of a closed instance are still recorded: the
+ * page closes an app (its view unmounted) and flushes what the bridge still held after telling
+ * main, so those arrive just after the close. A closed instance calls nothing in that time.
+ */
+export const CLOSE_GRACE_MS = 10_000;
+
 /** How a trace event names the app it belongs to (`meta.app`). */
 export function appIdentity(app: LiveApp): { app: { instanceId: string; uri: string; tool?: string } } {
   return { app: { instanceId: app.instanceId, uri: app.uri, ...(app.tool ? { tool: app.tool } : {}) } };
@@ -27,6 +34,8 @@ export function appIdentity(app: LiveApp): { app: { instanceId: string; uri: str
 export class AppInstances {
   /** In the order they were opened (a Map keeps insertion order): the first is the oldest. */
   private readonly live = new Map<string, { app: LiveApp; tokens: number; refilled: number }>();
+  /** Closed in the last CLOSE_GRACE_MS: their late messages and log lines are still recorded (bounded as `live`). */
+  private readonly closing = new Map<string, { app: LiveApp; tokens: number; refilled: number; closedAt: number }>();
 
   constructor(
     readonly sandbox: AppSandboxHost | undefined,
@@ -51,9 +60,33 @@ export class AppInstances {
 
   /** Forgets an instance and stops its sandbox page being served. */
   close(instanceId: string): boolean {
-    if (!this.live.delete(instanceId)) return false;
+    const entry = this.live.get(instanceId);
+    if (!entry) return false;
+    this.live.delete(instanceId);
     this.sandbox?.unregister(instanceId);
+    this.closing.set(instanceId, { ...entry, closedAt: this.now() });
+    while (this.closing.size > MAX_LIVE) this.closing.delete(this.closing.keys().next().value as string);
     return true;
+  }
+
+  /**
+   * The instance a bridge message or log line belongs to: a live one, or one closed less than
+   * CLOSE_GRACE_MS ago (its last words). Never for a tool call: that is `get`, live only.
+   */
+  recorded(instanceId: string): LiveApp | undefined {
+    return this.#recordable(instanceId)?.app;
+  }
+
+  #recordable(instanceId: string): { app: LiveApp; tokens: number; refilled: number } | undefined {
+    const live = this.live.get(instanceId);
+    if (live) return live;
+    const closed = this.closing.get(instanceId);
+    if (!closed) return undefined;
+    if (this.now() - closed.closedAt > CLOSE_GRACE_MS) {
+      this.closing.delete(instanceId);
+      return undefined;
+    }
+    return closed;
   }
 
   /** Every instance of a server (it was removed: its apps go with it). */
@@ -73,7 +106,7 @@ export class AppInstances {
 
   /** How many of `wanted` messages of this instance may be recorded now (the rest are counted as dropped). */
   take(instanceId: string, wanted: number): number {
-    const entry = this.live.get(instanceId);
+    const entry = this.#recordable(instanceId);
     if (!entry) return 0;
     const now = this.now();
     entry.tokens = Math.min(BURST, entry.tokens + ((now - entry.refilled) / 1000) * RATE);

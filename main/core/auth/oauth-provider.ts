@@ -18,6 +18,9 @@
 import { randomBytes } from 'node:crypto';
 import {
   auth,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  IssuerMismatchError,
   type FetchLike,
   type OAuthClientMetadata,
   type OAuthClientProvider,
@@ -118,9 +121,26 @@ export function oauthIdentity(serverUrl: string, settings: OAuthClientSettings):
 
 const NOBODY_REDIRECT = 'http://127.0.0.1/oauth/callback';
 
+/**
+ * Switchboard's own Client ID Metadata Document (docs/oauth/client-metadata.json in the
+ * repository, to be published by the project's GitHub Pages). Used as the client id when no client
+ * id or metadata URL is configured and the authorization server says
+ * `client_id_metadata_document_supported` but offers no dynamic registration: there, nothing else
+ * could sign in. Where it offers both, dynamic registration is used, because an authorization
+ * server that cannot fetch this URL (its host not published yet, a network that cannot reach it)
+ * refuses the client id and the sign-in would fail where registration works. A public client with
+ * loopback redirects (RFC 8252 §7.3).
+ */
+export const DEFAULT_CLIENT_METADATA_URL = 'https://switchboard-mcp.github.io/switchboard/oauth/client-metadata.json';
+
+/** Statuses of a 2025-03-26 default endpoint that say it is no OAuth endpoint (a 400 is a real one refusing the request). */
+const NOT_AN_ENDPOINT = new Set([401, 403, 404, 405, 410]);
+
+/** The 2025-03-26 default endpoints, used when a server publishes no OAuth metadata at all. */
+const LEGACY_DEFAULT_PATHS = ['/authorize', '/token', '/register'];
+
 export class SwitchboardOAuthProvider implements OAuthClientProvider {
   readonly identity: string;
-  readonly clientMetadataUrl: string | undefined;
   private record: StoredRecord | undefined;
   private loaded: Promise<StoredRecord> | undefined;
   private fetchFn: FetchLike = fetch;
@@ -146,7 +166,6 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
 
   constructor(private readonly options: OAuthProviderOptions) {
     this.identity = oauthIdentity(options.serverUrl, options.settings);
-    this.clientMetadataUrl = options.settings.clientMetadataUrl || undefined;
     this.redactors.add(options.redactor);
     this.secret(options.settings.clientSecret);
   }
@@ -175,6 +194,12 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       }
       const response = await tracked(input, init);
       if (toEndpoint && (response.status === 401 || response.status === 403)) this.lastChallenge = challengeOf(response);
+      else if (!toEndpoint && NOT_AN_ENDPOINT.has(response.status) && this.isLegacyDefaultEndpoint(href)) {
+        // Not there, or refusing anyone (a server that answers 401 to every path): said as what it
+        // is — no OAuth metadata — rather than as the SDK's "registration rejected".
+        await response.body?.cancel().catch(() => undefined);
+        throw this.noMetadataError(`, and its 2025-03-26 default endpoint ${new URL(href).pathname} answered HTTP ${response.status}`);
+      }
       return response;
     };
     this.fetchFn = gated;
@@ -318,18 +343,29 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 
+  /**
+   * The metadata document URL the SDK offers as the client id (it does only when the authorization
+   * server supports metadata documents): a configured client id is used as it is; otherwise a
+   * configured metadata URL; else ours, only where the server offers no dynamic registration (the
+   * SDK reads this after `saveDiscoveryState`, so the server's metadata is known here).
+   */
+  get clientMetadataUrl(): string | undefined {
+    if (this.options.settings.clientId) return undefined;
+    if (this.options.settings.clientMetadataUrl) return this.options.settings.clientMetadataUrl;
+    const metadata = this.record?.discovery?.authorizationServerMetadata as { registration_endpoint?: unknown } | undefined;
+    return metadata && !metadata.registration_endpoint ? DEFAULT_CLIENT_METADATA_URL : undefined;
+  }
+
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
-    // A 401 from a server that publishes no OAuth metadata at all: it does not do MCP's OAuth
-    // (its token comes from elsewhere). Stop here rather than guess endpoints and register.
+    // A 401 from a server that publishes no OAuth metadata at all. The 2025-03-26 revision said:
+    // use the default endpoints /authorize, /token and /register at the server's root. The SDK
+    // does; the first of them that answers 404 ends the flow (`useFetch`), as a server that does
+    // not do MCP's OAuth (its token comes from elsewhere).
     if (!state.resourceMetadata && !state.authorizationServerMetadata) {
-      const challenge = this.lastChallenge ?? { status: 401 };
-      const said = challenge.error ? ` (${challenge.error}${challenge.description ? `: ${challenge.description}` : ''})` : '';
-      const error = new NoOAuthMetadataError(
-        challenge.status,
-        `The server answered HTTP ${challenge.status}${said} and publishes no OAuth metadata (no RFC 9728 protected resource metadata, no authorization server metadata), so Switchboard cannot sign in. If it expects a token, add an Authorization header in its settings; otherwise check its OAuth setup.`,
-      );
-      this.noteFailure('discovery', error.message);
-      throw error;
+      this.step('discovery', `no OAuth metadata: trying the 2025-03-26 default endpoints ${LEGACY_DEFAULT_PATHS.join(', ')} at ${state.authorizationServerUrl}`, {
+        authorizationServerUrl: state.authorizationServerUrl,
+        legacyDefaults: true,
+      });
     }
     await this.update({ discovery: state });
   }
@@ -417,6 +453,84 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     } finally {
       this.finishFlow();
     }
+  }
+
+  // ------------------------------------------------------------------------------------
+  // 2025-03-26 back-compat
+
+  /**
+   * After a sign-in stopped at the SDK's RFC 8414 §3.3 issuer check: true when this is the
+   * 2025-03-26 case and the discovery state now holds the server's own metadata (connect again).
+   *
+   * The SDK, finding no protected resource metadata, takes the server's root as the issuer to
+   * expect and rejects a document at `/.well-known/oauth-authorization-server` whose `issuer`
+   * differs (say `https://host/oauth`). The 2025-03-26 revision had no protected resource
+   * metadata: the MCP server's origin was the "authorization base URL" and the metadata at its
+   * root was the server's own, whatever issuer it names. So this is accepted only when (1) the
+   * mismatch is about the root the SDK derived, (2) the server publishes no protected resource
+   * metadata at all (a current-era server names its authorization server and stays strictly
+   * checked), and (3) the document's issuer is on the MCP server's own origin.
+   */
+  async adoptLegacyRootMetadata(error: unknown): Promise<boolean> {
+    const mismatch = issuerMismatchOf(error);
+    const serverUrl = new URL(this.options.serverUrl);
+    const root = new URL('/', serverUrl).href;
+    if (!mismatch || mismatch.kind !== 'metadata' || mismatch.expected !== root) return false;
+    if ((await this.load()).discovery?.authorizationServerMetadata) return false;
+    try {
+      await discoverOAuthProtectedResourceMetadata(serverUrl, {}, this.fetchFn);
+      return false; // it has protected resource metadata: the current era's rules, strictly
+    } catch (probe) {
+      if (probe instanceof TypeError) return false;
+    }
+    let metadata: Awaited<ReturnType<typeof discoverAuthorizationServerMetadata>>;
+    try {
+      // Only here, for the document at the server's own root, without the issuer echo check.
+      metadata = await discoverAuthorizationServerMetadata(root, { fetchFn: this.fetchFn, skipIssuerValidation: true });
+    } catch {
+      return false;
+    }
+    if (!metadata) return false;
+    let issuerOrigin: string | undefined;
+    try {
+      issuerOrigin = new URL(metadata.issuer).origin;
+    } catch {
+      issuerOrigin = undefined;
+    }
+    if (issuerOrigin !== serverUrl.origin) {
+      this.step('as-metadata', `2025-03-26 discovery: the metadata at ${root} names the issuer ${metadata.issuer}, which is not on the server's origin: refused`, { issuer: metadata.issuer, legacy: true });
+      return false;
+    }
+    await this.update({ discovery: { authorizationServerUrl: root, authorizationServerMetadata: metadata } });
+    this.step('as-metadata', `2025-03-26 discovery: no protected resource metadata; the server's own authorization server metadata at ${root} (issuer ${metadata.issuer}) is used`, {
+      issuer: metadata.issuer,
+      legacy: true,
+    });
+    return true;
+  }
+
+  /** A request to one of the 2025-03-26 default endpoints, made because the server publishes no metadata. */
+  private isLegacyDefaultEndpoint(href: string): boolean {
+    const discovery = this.record?.discovery;
+    if (!discovery || discovery.authorizationServerMetadata || discovery.resourceMetadata) return false;
+    let url: URL;
+    try {
+      url = new URL(href);
+    } catch {
+      return false;
+    }
+    return url.origin === new URL(String(discovery.authorizationServerUrl)).origin && LEGACY_DEFAULT_PATHS.includes(url.pathname);
+  }
+
+  private noMetadataError(more: string): NoOAuthMetadataError {
+    const challenge = this.lastChallenge ?? { status: 401 };
+    const said = challenge.error ? ` (${challenge.error}${challenge.description ? `: ${challenge.description}` : ''})` : '';
+    const error = new NoOAuthMetadataError(
+      challenge.status,
+      `The server answered HTTP ${challenge.status}${said} and publishes no OAuth metadata (no RFC 9728 protected resource metadata, no authorization server metadata${more}), so Switchboard cannot sign in. If it expects a token, add an Authorization header in its settings; otherwise check its OAuth setup.`,
+    );
+    this.noteFailure('discovery', error.message);
+    return error;
   }
 
   // ------------------------------------------------------------------------------------
@@ -612,6 +726,12 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       this.fail(step, errorText(error), hintFor(errorText(error)));
     }
   }
+}
+
+/** The SDK's issuer check failure in an error or its causes. */
+function issuerMismatchOf(error: unknown): IssuerMismatchError | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof IssuerMismatchError) return e;
+  return undefined;
 }
 
 /** A 401 from a server without OAuth metadata: carries the status, so it reads as the 401 it is. */

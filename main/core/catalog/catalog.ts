@@ -166,27 +166,67 @@ function uiOf(tool: Tool): Pick<CatalogTool, 'ui'> {
 
 type Named = { name: string; originalName: string; serverId: string };
 
+/** Every entry under its namespaced name and under its bare name, in the list's order. */
+interface NameIndex<T> {
+  byName: Map<string, T[]>;
+  byBare: Map<string, T[]>;
+  /** The list's length when indexed: a list that grew since (a caller's own array) is indexed again. */
+  size: number;
+}
+
+/**
+ * The index of a list, built on its first lookup. A catalog's lists are never changed once
+ * assembled (a change builds new lists), so each is indexed once and every call after that
+ * resolves its name by two map lookups instead of walking (or copying) the list.
+ */
+const indexes = new WeakMap<readonly Named[], NameIndex<Named>>();
+
+function indexOf<T extends Named>(entries: readonly T[]): NameIndex<T> {
+  let index = indexes.get(entries) as NameIndex<T> | undefined;
+  if (index && index.size === entries.length) return index;
+  index = { byName: new Map(), byBare: new Map(), size: entries.length };
+  for (const entry of entries) {
+    push(index.byName, entry.name, entry);
+    push(index.byBare, entry.originalName, entry);
+  }
+  indexes.set(entries, index as NameIndex<Named>);
+  return index;
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /**
  * Finds a tool or prompt by name: the exact namespaced name; else `<known server>__<bare>`
  * (also for names longer than the cap); else a bare name held by exactly one server.
  * `serverId` narrows every step to one server.
  */
 export function resolveName<T extends Named>(entries: T[], slugs: Map<string, string>, name: string, what: string, serverId?: string): T {
-  const pool = serverId ? entries.filter((e) => e.serverId === serverId) : entries;
-  const exact = pool.find((e) => e.name === name);
+  const index = indexOf(entries);
+  const mine = (list: T[] | undefined): T[] => (!list ? [] : serverId ? list.filter((e) => e.serverId === serverId) : list);
+  const exact = mine(index.byName.get(name))[0];
   if (exact) return exact;
   const separator = name.indexOf(SEPARATOR);
   if (separator > 0) {
     const prefix = name.slice(0, separator);
     const bare = name.slice(separator + SEPARATOR.length);
-    const server = [...slugs.entries()].find(([id, slug]) => slug === prefix && (!serverId || id === serverId));
-    if (server) {
-      const match = pool.find((e) => e.serverId === server[0] && e.originalName === bare);
+    let server: string | undefined;
+    for (const [id, slug] of slugs) {
+      if (slug === prefix && (!serverId || id === serverId)) {
+        server = id;
+        break;
+      }
+    }
+    if (server !== undefined) {
+      const match = index.byBare.get(bare)?.find((e) => e.serverId === server);
       if (match) return match;
       throw new CoreError('not-found', `Server "${prefix}" has no ${what} named "${bare}".`);
     }
   }
-  const bare = pool.filter((e) => e.originalName === name);
+  const bare = mine(index.byBare.get(name));
   if (bare.length === 1) return bare[0]!;
   if (bare.length > 1) {
     throw new CoreError('conflict', `${capitalize(what)} "${name}" exists on several servers: ${bare.map((e) => e.name).join(', ')}. Use a namespaced name.`);

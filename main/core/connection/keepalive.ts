@@ -24,6 +24,8 @@ export interface KeepaliveHost {
 export class Keepalive {
   private pingTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** The timeout the idle timer was set with (a changed setting sets a new one). */
+  private idleMs = 0;
   private missedPings = 0;
 
   constructor(private readonly host: KeepaliveHost) {}
@@ -54,11 +56,16 @@ export class Keepalive {
     this.pingTimer = setTimeout(beat, interval);
   }
 
-  /** The connection was used: the idle timeout starts again. */
+  /** The connection was used: the idle timeout starts again (every request does this: the timer is restarted, not made anew). */
   touch(): void {
     const idle = this.host.config().idleTimeoutSec * 1000;
     if (idle <= 0) return;
+    if (this.idleTimer && this.idleMs === idle) {
+      this.idleTimer.refresh();
+      return;
+    }
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleMs = idle;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       this.host.idle();

@@ -110,16 +110,29 @@ export async function negotiate(host: NegotiationHost): Promise<Negotiated> {
     };
     let { client, transport } = open();
     try {
-      try {
-        await client.connect(transport, { timeout: host.config().connectTimeoutSec * 1000 });
-      } catch (error) {
-        // The first request met a 401 and the sign-in finished inside it: connect again, once, with the tokens.
-        await provider?.settled();
-        if (!provider?.authorizedSince(started) || !interruptedBySignIn(error)) throw error;
-        await closeClient(client, transport, false);
-        host.trace({ channel: 'auth', kind: 'auth-step', dir: 'none', text: 'connecting again after signing in', meta: { step: 'retry', label: 'connect' } });
-        ({ client, transport } = open());
-        await client.connect(transport, { timeout: host.config().connectTimeoutSec * 1000 });
+      let legacyRetried = false;
+      for (;;) {
+        try {
+          await client.connect(transport, { timeout: host.config().connectTimeoutSec * 1000 });
+          break;
+        } catch (error) {
+          // A 2025-03-26 server's own metadata stopped at the issuer check: adopted, connect again, once.
+          if (!legacyRetried && (await provider?.adoptLegacyRootMetadata(error))) {
+            legacyRetried = true;
+            await closeClient(client, transport, false);
+            host.trace({ channel: 'auth', kind: 'auth-step', dir: 'none', text: 'connecting again with the 2025-03-26 authorization server metadata', meta: { step: 'retry', label: 'connect' } });
+            ({ client, transport } = open());
+            continue;
+          }
+          // The first request met a 401 and the sign-in finished inside it: connect again, once, with the tokens.
+          await provider?.settled();
+          if (!provider?.authorizedSince(started) || !interruptedBySignIn(error)) throw error;
+          await closeClient(client, transport, false);
+          host.trace({ channel: 'auth', kind: 'auth-step', dir: 'none', text: 'connecting again after signing in', meta: { step: 'retry', label: 'connect' } });
+          ({ client, transport } = open());
+          await client.connect(transport, { timeout: host.config().connectTimeoutSec * 1000 });
+          break;
+        }
       }
       host.adopt(client, transport);
       return { client, kind: attempt.kind, lists: await fetchLists(host, client) };

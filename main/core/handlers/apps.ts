@@ -86,7 +86,7 @@ export function appHandlers(ctx: CoreContext, sandbox: AppSandboxHost | undefine
     appClose: async ({ instanceId }) => ({ closed: ctx.apps.close(instanceId) }),
 
     appTrace: async ({ instanceId, messages }) => {
-      const app = liveApp(ctx, instanceId);
+      const app = recordedApp(ctx, instanceId);
       const redactor = findConnection(ctx, app.serverId).redactor;
       const kept = ctx.apps.take(instanceId, messages.length);
       const identity = appIdentity(app);
@@ -99,7 +99,7 @@ export function appHandlers(ctx: CoreContext, sandbox: AppSandboxHost | undefine
     },
 
     appLog: async ({ instanceId, entries }) => {
-      const app = liveApp(ctx, instanceId);
+      const app = recordedApp(ctx, instanceId);
       const kept = ctx.apps.take(instanceId, entries.length);
       const prefix = `[app ${app.tool ?? app.uri}]`;
       for (const entry of entries.slice(0, kept)) ctx.logs.write({ serverId: app.serverId, source: 'mcp-app', level: entry.level, text: `${prefix} ${KIND_WORDS[entry.kind]}${inert(entry.text)}`, ts: entry.ts });
@@ -111,8 +111,9 @@ export function appHandlers(ctx: CoreContext, sandbox: AppSandboxHost | undefine
 
 const KIND_WORDS: Record<AppLogEntry['kind'], string> = { console: 'console: ', csp: 'CSP violation: ', log: '', bridge: 'bridge: ' };
 
-function liveApp(ctx: CoreContext, instanceId: string): LiveApp {
-  const app = ctx.apps.get(instanceId);
+/** The app a bridge message or log line belongs to: open, or closed a moment ago (its last words, flushed by the page after it closed it). */
+function recordedApp(ctx: CoreContext, instanceId: string): LiveApp {
+  const app = ctx.apps.recorded(instanceId);
   if (!app) throw new CoreError('not-found', `No open app instance "${instanceId.slice(0, 64)}" (it was closed, or Switchboard restarted).`);
   if (!ctx.connections.get(app.serverId)) {
     ctx.apps.close(instanceId);

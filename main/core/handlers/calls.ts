@@ -9,7 +9,6 @@ import type { AuditRecord, ErrorDetail, HistoryEntry } from '../../../contract';
 import { resolveName } from '../catalog/catalog';
 import { classifyError, httpStatusOf, sdkCodeOf } from '../connection/errors';
 import { SEPARATOR } from '../catalog/names';
-import type { Redactor } from '../trace/redact';
 import { trackRequest, type RequestSeqs } from '../trace/request-seqs';
 import type { Handlers } from '../dispatcher';
 import { CoreError } from '../errors';
@@ -78,13 +77,20 @@ function outcomeOf(detail: ErrorDetail): AuditRecord['outcome'] {
 
 /** A call addressed to a server that is configured but not connected says so, with the server's own error. */
 function assertServerUp(ctx: CoreContext, tool: string, serverId?: string): void {
-  const slugs = ctx.connections.catalog.slugsOfAll();
-  const prefix = tool.includes(SEPARATOR) ? tool.slice(0, tool.indexOf(SEPARATOR)) : undefined;
-  const target = ctx.connections.all().find((c) => (serverId ? c.id === serverId : prefix !== undefined && slugs.get(c.id) === prefix));
+  const target = serverId ? ctx.connections.get(serverId) : prefixedServer(ctx, tool);
   if (!target) return;
   const status = target.status();
   if (status.state === 'connected' || status.state === 'disconnected') return; // disconnected after idle reconnects on use
   throw new CoreError('not-found', `Server "${target.config.name}" is ${status.state}${status.error ? `: ${status.error}` : ''}.`);
+}
+
+/** The configured server a `server__tool` name's prefix names (the slugs are cached until a name or the set of servers changes). */
+function prefixedServer(ctx: CoreContext, tool: string) {
+  const separator = tool.indexOf(SEPARATOR);
+  if (separator < 0) return undefined;
+  const prefix = tool.slice(0, separator);
+  for (const [id, slug] of ctx.connections.catalog.slugsOfAll()) if (slug === prefix) return ctx.connections.get(id);
+  return undefined;
 }
 
 /**
@@ -108,6 +114,27 @@ function assertAppMayCall(ctx: CoreContext, instanceId: string, entry: CatalogTo
   throw new CoreError('conflict', reason);
 }
 
+/** The settings as they are now, copied only when the store cannot lend them. */
+function readSettings(ctx: CoreContext) {
+  return ctx.settings.peek?.() ?? ctx.settings.read();
+}
+
+/** Two JSON values (parsed arguments) are the same, compared without serializing either. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((value, i) => sameJson(value, other[i]));
+  }
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  // Same keys in the same order: a reordered object is a change (the form shows fields in order).
+  return keysA.every((key, i) => key === keysB[i] && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
 type CallHandlers = Pick<Handlers, 'callTool' | 'cancelCall' | 'listHistory' | 'listSavedCalls' | 'saveCall' | 'deleteSavedCall' | 'lastToolInput'>;
 
 export function callHandlers(ctx: CoreContext): CallHandlers {
@@ -117,11 +144,12 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
   /**
    * Argument values are kept (to pre-fill the form next time) only when the user lets the
    * audit keep them (`auditArgumentValues`), and then with the server's configured secrets and
-   * credential fields redacted, as in the audit.
+   * credential fields redacted, as in the audit (`kept`). The same input again changes nothing
+   * (the call memory is not marked for writing).
    */
-  const rememberInput = (tool: string, args: Record<string, unknown>, redactor: Redactor, keepValues: boolean) => {
-    if (keepValues) ctx.callMemory.rememberInput(tool, redactor.json(args, true) as Record<string, unknown>);
-    else ctx.callMemory.forgetInput(tool);
+  const rememberInput = (tool: string, kept: Record<string, unknown> | undefined) => {
+    if (!kept) ctx.callMemory.forgetInput(tool);
+    else if (!sameJson(ctx.callMemory.lastInput(tool), kept)) ctx.callMemory.rememberInput(tool, kept);
   };
 
   return {
@@ -132,10 +160,15 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
       const connection = findConnection(ctx, entry.serverId);
       if (fromApp) assertAppMayCall(ctx, fromApp.instanceId, entry);
       if (callId && active.has(callId)) throw new CoreError('conflict', `A call with id "${callId}" is already running.`);
-      const controller = new AbortController();
-      if (callId) active.set(callId, controller);
+      // Only a call with an id can be cancelled (cancelCall names it): the others need no controller.
+      const controller = callId ? new AbortController() : undefined;
+      if (callId) active.set(callId, controller!);
       const started = performance.now();
-      rememberInput(entry.name, args, connection.redactor, ctx.settings.read().auditArgumentValues);
+      // One read of the settings a call needs, without copying the document.
+      const keepValues = readSettings(ctx).auditArgumentValues;
+      // The argument values as the audit and the remembered input keep them, redacted once for both.
+      const keptArgs = keepValues ? (connection.redactor.json(args, true) as Record<string, unknown>) : undefined;
+      rememberInput(entry.name, keptArgs);
       // The seqs of this call's own request and response, filled as the transport records them.
       let seqs: RequestSeqs = {};
 
@@ -144,14 +177,14 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
         const message = error === undefined ? undefined : connection.redactor.text(error instanceof Error ? error.message : String(error));
         history.unshift({ id: randomUUID(), ts: Date.now(), serverId: entry.serverId, serverName: entry.serverName, tool: entry.name, args, durationMs, outcome, error: said ?? message, traceSeq: seqs.requestSeq, responseSeq: seqs.responseSeq });
         if (history.length > HISTORY_KEEP) history.length = HISTORY_KEEP;
-        const settings = ctx.settings.read();
         ctx.audit.append({
           ts: Date.now(),
           serverId: entry.serverId,
           serverName: entry.serverName,
           tool: entry.originalName,
           argumentKeys: Object.keys(args),
-          ...(settings.auditArgumentValues ? { arguments: connection.redactor.json(args, true) as Record<string, unknown> } : {}),
+          // The setting as it is when the call ends (turned off meanwhile, no values are kept).
+          ...(readSettings(ctx).auditArgumentValues ? { arguments: keptArgs ?? (connection.redactor.json(args, true) as Record<string, unknown>) } : {}),
           durationMs,
           outcome,
           ...(error !== undefined ? { errorClass: classifyError(error), error: message } : {}),
@@ -164,7 +197,7 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
           seqs = tracked;
           return connection.callTool(entry.originalName, args, {
             timeoutMs,
-            signal: controller.signal,
+            signal: controller?.signal,
             resetTimeoutOnProgress,
             callId,
             onprogress: callId ? (p) => ctx.events.emit('callProgress', { callId, progress: p.progress, total: p.total, message: p.message }) : undefined,
@@ -173,7 +206,7 @@ export function callHandlers(ctx: CoreContext): CallHandlers {
         const { durationMs } = finish(result.isError === true ? 'tool-error' : 'ok');
         return { serverId: entry.serverId, tool: entry.name, durationMs, traceSeq: seqs.requestSeq, responseSeq: seqs.responseSeq, result };
       } catch (error) {
-        const detail = requestErrorDetail(error, seqs, 0, controller.signal.aborted);
+        const detail = requestErrorDetail(error, seqs, 0, controller?.signal.aborted ?? false);
         const exit = detail.kind === 'cancelled' ? undefined : exitDuringCall(ctx, entry.serverId, seqs.requestSeq, error);
         // The history says what happened in the same words as the call's error.
         const { durationMs } = finish(outcomeOf(detail), error, exit ? `${exitSentence(exit)} while the call was running` : undefined);

@@ -12,6 +12,7 @@ import type { LogBus } from '../logs/log-bus';
 import type { CallMemory } from '../store/call-memory';
 import type { SettingsStore } from '../store/settings';
 import type { DriftMonitor } from '../drift/monitor';
+import type { ProxyMirror } from '../proxy/mirror';
 import type { LiveRecording, RecordingLibrary } from '../recordings/library';
 import type { TraceHub } from '../trace/hub';
 import type { TraceSources } from '../trace/sources';
@@ -40,6 +41,8 @@ export interface CoreContext {
   drift: DriftMonitor;
   /** Electron: save/open dialogs in main (bulk files never cross the contract). Absent elsewhere. */
   fileDialogs?: FileDialogs;
+  /** Proxied sessions found in the library and mirrored into the live trace (#12); absent without a library. */
+  proxies?: ProxyMirror;
 }
 
 /** Main-side file dialogs (Electron). Each answers a path, or undefined when the person cancelled. */

@@ -5,6 +5,7 @@
  * over HTTP routes (`bulk`), Electron through main-side dialogs (`traceSaveFile`/`traceOpenFile`)
  * straight to and from disk.
  */
+import { loadOtlpExport } from '../otlp/lazy';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -15,13 +16,14 @@ import { CoreError } from '../errors';
 import { harChunks } from '../trace/export-har';
 import { jsonlLines, scrubber } from '../trace/export-jsonl';
 import { TraceHub } from '../trace/hub';
+import { traceWindow } from '../trace/window';
 import type { Redactor } from '../trace/redact';
 import type { OpenedTrace } from '../trace/sources';
 import { saveChunksToFile, tooLargeMessage } from '../trace/bulk-io';
 import { IMPORT_LIMITS, NotATraceError, importJsonl } from '../trace/import-jsonl';
 import type { CoreContext, FileDialogs } from './context';
 
-type TraceHandlers = Pick<Handlers, 'traceQuery' | 'traceEvent' | 'snapshots' | 'traceSaveFile' | 'traceOpenFile'>;
+type TraceHandlers = Pick<Handlers, 'traceQuery' | 'traceWindow' | 'traceEvent' | 'snapshots' | 'traceSaveFile' | 'traceOpenFile'>;
 
 /** An import's answer (POST /api/trace/import, `traceOpenFile({into: 'view'})`). */
 export interface TraceImportResult {
@@ -38,10 +40,15 @@ export interface RecordingImportResult {
 }
 
 /** An export as a stream of text pieces. */
-export interface TraceExportStream {
+/** The formats a trace exports to: Switchboard's own JSONL, HAR, and OTLP/JSON traces (#16). */
+export type TraceExportFormat = 'jsonl' | 'har' | 'otlp';
+export const TRACE_EXPORT_FORMATS: readonly TraceExportFormat[] = ['jsonl', 'har', 'otlp'];
+
+/** JSONL and HAR come as plain text pieces; OTLP asynchronously (the OpenTelemetry SDK loads on first use). */
+export interface TraceExportStream<C extends Iterable<string> | AsyncIterable<string> = Iterable<string> | AsyncIterable<string>> {
   filename: string;
   mimeType: string;
-  chunks: Iterable<string>;
+  chunks: C;
 }
 
 /**
@@ -52,7 +59,8 @@ export interface TraceBulk {
   /** Reads a JSONL trace from chunks as they come; `CoreError('invalid-arguments')` when it is not a trace. */
   importStream(name: string, chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>): Promise<TraceImportResult>;
   /** `CoreError('not-found')` for an unknown source. */
-  exportStream(format: 'jsonl' | 'har', source?: string): TraceExportStream;
+  exportStream(format: 'jsonl' | 'har', source?: string): TraceExportStream<Iterable<string>>;
+  exportStream(format: TraceExportFormat, source?: string): TraceExportStream;
   /** A JSONL trace streamed into the recordings library as a new recording; `CoreError('failed')` when this run has none. */
   importRecording(name: string, chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>): Promise<RecordingImportResult>;
 }
@@ -62,9 +70,10 @@ const TRACE_FILTERS = [
   { name: 'Switchboard trace (JSONL)', extensions: ['jsonl', 'ndjson', 'json', 'txt'] },
   { name: 'All files', extensions: ['*'] },
 ];
-const SAVE_FILTERS: Record<'jsonl' | 'har', { name: string; extensions: string[] }> = {
+const SAVE_FILTERS: Record<TraceExportFormat, { name: string; extensions: string[] }> = {
   jsonl: { name: 'Switchboard trace (JSONL)', extensions: ['jsonl'] },
   har: { name: 'HTTP Archive (HAR)', extensions: ['har'] },
+  otlp: { name: 'OpenTelemetry traces (OTLP JSON)', extensions: ['json'] },
 };
 
 /** An imported trace is read-only: a small window of full events is enough (the rest is read back from its spill file). */
@@ -79,7 +88,7 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
     return imports.require(source).hub;
   };
 
-  const exportStream = (format: 'jsonl' | 'har', source = 'live'): TraceExportStream => {
+  const exportStream = ((format: TraceExportFormat, source = 'live'): TraceExportStream => {
     const hub = hubOf(source);
     return exportTrace(format, {
       hub,
@@ -88,7 +97,7 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
       redactors: ctx.connections.all().map((c) => c.redactor),
       version: ctx.version,
     });
-  };
+  }) as TraceBulk['exportStream'];
 
   const importStream: TraceBulk['importStream'] = async (name, chunks) => {
     const hub = new TraceHub(undefined, { store: { windowSize: IMPORT_WINDOW } });
@@ -150,6 +159,7 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
 
   return {
     traceQuery: async ({ source, ...query }) => hubOf(source).store.query(query),
+    traceWindow: async ({ source, ...query }) => traceWindow(hubOf(source).store, query),
     traceEvent: async ({ seq, source }) => {
       const store = hubOf(source).store;
       const event = store.get(seq);
@@ -206,7 +216,9 @@ export interface TraceExportInput {
 }
 
 /** A trace as JSONL or HAR text pieces, secrets scrubbed; the trace as it was when asked for (a live one grows meanwhile). */
-export function exportTrace(format: 'jsonl' | 'har', { hub, opened, configs, redactors, version }: TraceExportInput): TraceExportStream {
+export function exportTrace(format: 'jsonl' | 'har', input: TraceExportInput): TraceExportStream<Iterable<string>>;
+export function exportTrace(format: TraceExportFormat, input: TraceExportInput): TraceExportStream;
+export function exportTrace(format: TraceExportFormat, { hub, opened, configs, redactors, version }: TraceExportInput): TraceExportStream {
   const names: Record<string, string> = Object.fromEntries((opened?.servers ?? configs).map((s) => [s.id, s.name]));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const app = { name: 'Switchboard', version };
@@ -217,6 +229,11 @@ export function exportTrace(format: 'jsonl' | 'har', { hub, opened, configs, red
     // piece by piece: a piece is a whole entry, so no secret is split between two.
     const scrub = scrubber(redactors);
     return { filename: `switchboard-${stamp}.har`, mimeType: 'application/json', chunks: mapped(harChunks({ app, events, serverNames: names }), scrub) };
+  }
+  if (format === 'otlp') {
+    // The same last net over every piece (a piece is a whole span or resource, so no secret is split).
+    const scrub = scrubber(redactors);
+    return { filename: `switchboard-${stamp}.otlp.json`, mimeType: 'application/json', chunks: otlpChunks({ app, events, serverNames: names, redactors }, scrub) };
   }
   const chunks = jsonlLines({
     app: opened?.app ?? app,
@@ -229,13 +246,19 @@ export function exportTrace(format: 'jsonl' | 'har', { hub, opened, configs, red
   return { filename: `switchboard-${stamp}.jsonl`, mimeType: 'application/x-ndjson', chunks };
 }
 
-function* firstOf<T>(items: Iterable<T>, n: number): Generator<T> {
+export function* firstOf<T>(items: Iterable<T>, n: number): Generator<T> {
   if (n <= 0) return;
   let taken = 0;
   for (const item of items) {
     yield item;
     if (++taken >= n) return;
   }
+}
+
+/** OTLP/JSON pieces, the SDK loaded when the first is asked for; each scrubbed (a piece is a whole span or resource). */
+async function* otlpChunks(input: Parameters<typeof import('../otlp/export').otlpJsonChunks>[0], scrub: (text: string) => string): AsyncGenerator<string> {
+  const { otlpJsonChunks } = await loadOtlpExport();
+  for (const chunk of otlpJsonChunks(input)) yield scrub(chunk);
 }
 
 function* mapped<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {

@@ -20,7 +20,9 @@ export class LogBus {
     const text = line.text.length > MAX_LINE_CHARS ? `${line.text.slice(0, MAX_LINE_CHARS)}… (${line.text.length} chars)` : line.text;
     const full: LogLine = { ...line, text, ts: line.ts ?? Date.now() };
     this.recent.push(full);
-    if (this.recent.length > this.keep) this.recent.splice(0, this.recent.length - this.keep);
+    // Trimmed in one go once it holds twice `keep`: a splice of the oldest line on every write
+    // moved 2,000 references a line (a server's log flood: ~0.5 s of main's CPU for 20,000 lines).
+    if (this.recent.length >= this.keep * 2) this.recent.splice(0, this.recent.length - this.keep);
     this.batcher.push(full);
   }
 
@@ -28,8 +30,9 @@ export class LogBus {
     this.write({ source: 'app', level, text, serverId });
   }
 
+  /** The newest `keep` lines, oldest first. */
   history(): LogLine[] {
-    return [...this.recent];
+    return this.recent.slice(-this.keep);
   }
 
   flush(): void {

@@ -12,6 +12,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ProxyInfo } from '../../../contract/proxy-info';
 import { RecordingEnded, RecordingKind, RecordingTag } from '../../../contract/recordings';
 import type { IndexRow } from '../trace/store';
 
@@ -75,6 +76,8 @@ export const RecordingMeta = z.object({
   bytes: z.number().min(0),
   servers: z.array(z.object({ id: z.string().max(200), name: z.string().max(1000) })).max(10_000),
   notes: z.array(z.string().max(2000)).max(100).default([]),
+  /** Written by `switchboard proxy` (#12): what it proxies, and the client once known. */
+  proxy: ProxyInfo.optional(),
 });
 export type RecordingMeta = z.output<typeof RecordingMeta>;
 

@@ -6,7 +6,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecordingKind, RecordingRetention, RecordingSummary, ServerConfig } from '../../../contract';
+import type { ProxyInfo, RecordingKind, RecordingRetention, RecordingSummary, ServerConfig } from '../../../contract';
 import { ServerConfig as ServerConfigSchema } from '../../../contract';
 import { RecordingId, RecordingTag } from '../../../contract/recordings';
 import type { TraceEvent } from '../../../contract/trace';
@@ -40,6 +40,8 @@ export interface LiveRecordingStart {
   servers: () => ServerConfig[];
   /** The last net before disk: every known secret replaced (the export's scrubber over all redactors). */
   redact: () => (text: string) => string;
+  /** A proxy's recording (#12): what it proxies (the meta's `proxy`). */
+  proxy?: ProxyInfo;
 }
 
 export interface LiveRecording {
@@ -53,6 +55,8 @@ export interface LiveRecording {
   progress(): { events: number; written: number; synced: number };
   /** Ends it cleanly (`ended: clean`). */
   close(): void;
+  /** A proxy learned more (the client's name, the protocol version): the meta's `proxy` is merged and rewritten now. */
+  annotateProxy(patch: Partial<ProxyInfo>): void;
 }
 
 /** A recording opened read-only: a trace hub over its files, and its header. */
@@ -104,6 +108,7 @@ class Live implements LiveRecording {
       bytes: 0,
       servers: this.serverList(servers),
       notes: [],
+      ...(start.proxy ? { proxy: start.proxy } : {}),
     };
     this.writer = new RecordingWriter(dir, {
       app: start.app,
@@ -143,6 +148,12 @@ class Live implements LiveRecording {
   summary(): RecordingSummary {
     const meta = this.closed ? this.meta : this.fromStats(this.writer.stats);
     return summaryOf(meta, !this.closed);
+  }
+
+  annotateProxy(patch: Partial<ProxyInfo>): void {
+    if (!this.meta.proxy) return;
+    this.meta = { ...this.meta, proxy: { ...this.meta.proxy, ...patch } };
+    this.save();
   }
 
   rename(patch: { name?: string; tags?: string[] }): void {
@@ -559,6 +570,7 @@ function summaryOf(meta: RecordingMeta, live = false): RecordingSummary {
     servers: meta.servers,
     app: meta.app,
     notes: meta.notes,
+    ...(meta.proxy ? { proxy: meta.proxy } : {}),
   };
 }
 

@@ -35,8 +35,13 @@ export const SettingsSchema = z.object({
 export type Settings = z.output<typeof SettingsSchema>;
 
 export interface SettingsStore {
-  /** The whole settings document, validated. */
+  /** The whole settings document, validated (a copy the caller may change). */
   read(): Settings;
+  /**
+   * The same document without a copy, for a hot path that only reads a field (a tool call reads
+   * `auditArgumentValues`). Never to be changed by the caller. Optional: a store without it is read().
+   */
+  peek?(): Readonly<Settings>;
   write(settings: Settings): void;
   /** Where the settings live, for messages and the About panel. */
   readonly location: string;
@@ -51,6 +56,10 @@ export class MemorySettingsStore implements SettingsStore {
 
   read(): Settings {
     return structuredClone(this.settings);
+  }
+
+  peek(): Readonly<Settings> {
+    return this.settings;
   }
 
   write(settings: Settings): void {
@@ -182,6 +191,10 @@ export class ValidatedSettingsStore implements SettingsStore {
 
   read(): Settings {
     return structuredClone(this.cache);
+  }
+
+  peek(): Readonly<Settings> {
+    return this.cache;
   }
 
   write(settings: Settings): void {

@@ -38,7 +38,7 @@ const HeaderSchema = z.object({
   redaction: z.literal('on'),
 });
 
-const EventSchema = z
+export const EventSchema = z
   .object({
     seq: z.number().int().min(1),
     ts: z.number(),

@@ -34,6 +34,8 @@ export class NegotiationMarker {
   }
 
   private classify(event: TraceEvent, open: Open): NegotiationMark | undefined {
+    // Nothing open and no probe sent: nothing to mark (every event of a session past its start).
+    if (open.ids.size === 0 && open.exchanges.size === 0 && event.rpc?.method !== PROBE_METHOD && !event.batch) return undefined;
     const rpcs = event.batch ?? (event.rpc ? [event.rpc] : []);
     if (rpcs.some((r) => r.kind === 'request' && r.method === PROBE_METHOD && event.kind !== 'http-end')) {
       for (const r of rpcs) if (r.kind === 'request' && r.method === PROBE_METHOD && r.id !== undefined) remember(open.ids, r.id);

@@ -72,13 +72,24 @@ export class Redactor {
   headers(headers: Headers | Record<string, string> | undefined): Record<string, string> {
     const out: Record<string, string> = {};
     if (!headers) return out;
-    const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
-    for (const [rawName, value] of entries) {
+    if (headers instanceof Headers) {
+      // Headers iterate with lower-case names already.
+      headers.forEach((value, name) => {
+        out[name] = this.header(name, value);
+      });
+      return out;
+    }
+    for (const [rawName, value] of Object.entries(headers)) {
       const name = rawName.toLowerCase();
-      // A redirect back to a client carries the authorization code in its Location.
-      out[name] = isSecretHeaderName(name) ? redactHeaderValue(name, value) : name === 'location' || name === 'content-location' ? this.url(value) : this.text(value);
+      out[name] = this.header(name, value);
     }
     return out;
+  }
+
+  /** One header's value as the trace keeps it (`name` in lower case). */
+  private header(name: string, value: string): string {
+    // A redirect back to a client carries the authorization code in its Location.
+    return isSecretHeaderName(name) ? redactHeaderValue(name, value) : name === 'location' || name === 'content-location' ? this.url(value) : this.text(value);
   }
 
   /** Literal secrets out of free text (and a text that is a secret as a whole). */
@@ -141,6 +152,8 @@ export class Redactor {
    * redirects) and in the fragment (implicit-style redirects), absolute or relative.
    */
   url(raw: string): string {
+    // No query, fragment or user:password: nothing a URL parser would find (the usual MCP endpoint).
+    if (!URL_PARTS.test(raw)) return this.text(raw);
     const relative = !URL.canParse(raw);
     if (relative && !URL.canParse(raw, RELATIVE_BASE)) return this.text(raw);
     const url = new URL(raw, relative ? RELATIVE_BASE : undefined);
@@ -174,6 +187,9 @@ export class Redactor {
     return SECRET_FIELDS.has(name) || isSecretName(name) || this.whole.has(value);
   }
 }
+
+/** What `url()` redacts lives after a `?` or `#`, or before an `@`. */
+const URL_PARTS = /[?#@]/;
 
 /** `--name=value` (group 2 set) or `--name` / `-n` (group 2 undefined). */
 const OPTION = /^--?([A-Za-z0-9][\w.-]*)(?:=([\s\S]*))?$/;
@@ -238,9 +254,18 @@ function secretArgValues(args: readonly string[]): string[] {
 /** Where relative references are resolved to be parsed; cut off again afterwards. */
 const RELATIVE_BASE = 'http://relative.invalid/';
 
+/** Header names seen, and whether each is secret (the same dozen names repeat on every exchange). */
+const secretHeaderNames = new Map<string, boolean>();
+
 export function isSecretHeaderName(name: string): boolean {
-  const lower = name.toLowerCase();
-  return SECRET_HEADERS.test(lower) && !isMcpHeader(lower);
+  let secret = secretHeaderNames.get(name);
+  if (secret === undefined) {
+    const lower = name.toLowerCase();
+    secret = SECRET_HEADERS.test(lower) && !isMcpHeader(lower);
+    if (secretHeaderNames.size >= 1024) secretHeaderNames.clear();
+    secretHeaderNames.set(name, secret);
+  }
+  return secret;
 }
 
 function isMcpHeader(name: string): boolean {

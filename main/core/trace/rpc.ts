@@ -56,12 +56,34 @@ export function parseJsonLoose(text: string): { ok: true; value: unknown } | { o
  * raw text: their fields are redacted by name, which only the parsed form allows.
  */
 export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean): { body: unknown; raw?: string } {
-  if (depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) {
+  // The text's bracket nesting is the parsed value's depth: one scan of characters, no walk of the value.
+  if (jsonTextDepthAtMost(text, LIMITS.carriedDepth) || depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) {
     const body = redactor.json(value, credential);
     return credential || lossyNumber(text) === undefined ? { body } : { body, raw: redactor.text(text) };
   }
   const body = redactor.json(boundDepth(value), credential);
   return credential ? { body } : { body, raw: redactor.text(text) };
+}
+
+/**
+ * Whether JSON text nests no deeper than `limit` (containers: `{` and `[` outside strings), the
+ * depth `depthOf` gives its parsed value. A scan of character codes, stopping early past the
+ * limit; text that is not JSON may answer either way (the caller parsed it first).
+ */
+export function jsonTextDepthAtMost(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > limit) return false;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return true;
 }
 
 /** Digits a double may not keep, an exponent past its range, or a minus zero: worth a closer look. */

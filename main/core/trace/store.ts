@@ -388,6 +388,15 @@ export class TraceStore {
     if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /**
+   * Query side of Traffic's windows (trace/window.ts): the compiled filter over the index, and
+   * the exchange an event belongs to (a channel filter's answer changes once it is answered).
+   */
+  filterOf(q: TraceQuery): { index: (i: number) => boolean; text?: string; matchesText(event: TraceEvent): boolean } {
+    const compiled = this.compile(q);
+    return { ...compiled, matchesText: (event) => compiled.text === undefined || matchesText(event, compiled.text) };
+  }
+
   // -------------------------------------------------------------------------------------
 
   private exchangeId(value: string): number | undefined {

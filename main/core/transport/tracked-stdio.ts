@@ -13,9 +13,9 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { TraceEventInput } from '../../../contract/trace';
 import type { Redactor } from '../trace/redact';
-import { parseJsonLoose, summarizeBody, traceBody } from '../trace/rpc';
 import { ServerHandlingError } from './contained';
-import { MAX_MESSAGE_BYTES, MessageTooLargeError, rpcIdFromHead, syntheticErrorResponse } from './limits';
+import { MAX_MESSAGE_BYTES, rpcIdFromHead, syntheticErrorResponse, type MessageTooLargeError } from './limits';
+import { KILL_GRACE_MS, StdioTrace, describeEnv, lines } from './stdio-lines';
 
 export interface StdioParams {
   command: string;
@@ -38,7 +38,6 @@ export interface TrackedStdioOptions {
   maxLineBytes?: number;
 }
 
-const KILL_GRACE_MS = 2_000;
 /**
  * What the `stderr` stream may hold for a reader. Nobody reads it (the SDK only checks that it
  * exists); every line is in the trace and the logs already, so without a reader lines are
@@ -57,11 +56,14 @@ export class TrackedStdioTransport implements Transport {
   private closing = false;
   /** Requests sent and not yet answered: whom an unreadable answer belongs to. */
   private readonly outstanding = new Set<string | number>();
+  private readonly trace: StdioTrace;
 
   constructor(
     private readonly params: StdioParams,
     private readonly options: TrackedStdioOptions,
-  ) {}
+  ) {
+    this.trace = new StdioTrace((event) => options.record({ server: options.server, ...event }), options.redactor, this.maxLine);
+  }
 
   /** Present before start(), like the SDK's: the process's stderr, line by line also in the trace. */
   get stderr(): Readable {
@@ -82,30 +84,17 @@ export class TrackedStdioTransport implements Transport {
       this.exited = new Promise((done) => child.once('close', () => done()));
 
       child.once('error', (error) => {
-        this.record({ channel: 'stdio', kind: 'error', dir: 'none', text: `spawn ${command} failed: ${error.message}`, meta: { code: (error as NodeJS.ErrnoException).code } });
+        this.trace.spawnFailed(command, error);
         if (!started) reject(error);
         else this.onerror?.(error);
       });
       child.once('spawn', () => {
         started = true;
-        const shownArgs = this.options.redactor.args(args);
-        this.record({
-          channel: 'stdio',
-          kind: 'spawn',
-          dir: 'none',
-          text: this.options.redactor.text(`${command} ${shownArgs.join(' ')}`.trim()),
-          meta: { command, args: shownArgs, cwd: cwd ?? process.cwd(), pid: child.pid, env: this.describeEnv() },
-        });
+        this.trace.spawned({ command, args, cwd: cwd ?? process.cwd(), pid: child.pid, env: describeEnv(this.params.env, this.params.nonSecretEnv) });
         resolve();
       });
       child.once('close', (code, signal) => {
-        this.record({
-          channel: 'stdio',
-          kind: 'exit',
-          dir: 'none',
-          text: signal ? `exited on signal ${signal}` : `exited with code ${code}`,
-          meta: { code, signal, expected: this.closing },
-        });
+        this.trace.exited(code, signal, this.closing);
         this.onclose?.();
       });
 
@@ -114,7 +103,7 @@ export class TrackedStdioTransport implements Transport {
       lines(child.stdout!, this.maxLine, (line, cut) => this.contained('a stdout line', () => this.onStdoutLine(line, cut)));
       lines(child.stderr!, this.maxLine, (line) =>
         this.contained('a stderr line', () => {
-          this.record({ channel: 'stdio', kind: 'stderr', dir: 'in', text: this.options.redactor.text(line), bytes: line.length });
+          this.trace.stderr(line);
           this.forwardStderr(line);
           this.options.onStderrLine?.(line);
         }),
@@ -129,14 +118,7 @@ export class TrackedStdioTransport implements Transport {
     const line = JSON.stringify(message);
     const sent = message as { id?: unknown; method?: unknown };
     if (typeof sent.method === 'string' && (typeof sent.id === 'string' || typeof sent.id === 'number')) this.outstanding.add(sent.id);
-    this.record({
-      channel: 'stdio',
-      kind: 'jsonrpc-out',
-      dir: 'out',
-      ...summarizeBody(message),
-      body: this.options.redactor.hasSecrets ? this.options.redactor.json(message, false) : message,
-      bytes: line.length + 1,
-    });
+    this.trace.sent(message, line);
     if (!stdin.write(line + '\n')) await new Promise<void>((resolve) => stdin.once('drain', resolve));
   }
 
@@ -172,7 +154,7 @@ export class TrackedStdioTransport implements Transport {
       run();
     } catch (error) {
       const message = `handling ${what} from the server failed: ${error instanceof Error ? error.message : String(error)}`;
-      this.record({ channel: 'stdio', kind: 'error', dir: 'none', text: message, meta: { contained: true } });
+      this.trace.contained(message);
       try {
         this.onerror?.(new ServerHandlingError(message));
       } catch {
@@ -186,17 +168,7 @@ export class TrackedStdioTransport implements Transport {
    * at the start of the line, or the only one waiting) gets a JSON-RPC error now instead of
    * waiting out its timeout.
    */
-  private onOverLimit(line: string): void {
-    const error = new MessageTooLargeError('stdout line', line.length, this.maxLine);
-    this.record({
-      channel: 'stdio',
-      kind: 'stdout-garbage',
-      dir: 'in',
-      text: error.message,
-      body: this.options.redactor.text(line),
-      bytes: line.length,
-      meta: { reason: 'line too long', overLimit: { limit: error.limit, received: error.received } },
-    });
+  private onOverLimit(line: string, error: MessageTooLargeError): void {
     const id = rpcIdFromHead(line) ?? (this.outstanding.size === 1 ? [...this.outstanding][0] : undefined);
     if (id !== undefined && this.outstanding.delete(id)) {
       this.onmessage?.(syntheticErrorResponse(id, error.message) as JSONRPCMessage);
@@ -204,33 +176,16 @@ export class TrackedStdioTransport implements Transport {
   }
 
   private onStdoutLine(line: string, cut: boolean): void {
-    if (cut) return this.onOverLimit(line);
-    if (line.trim() === '') return;
-    const parsed = cut ? { ok: false as const } : parseJsonLoose(line);
-    const summary = parsed.ok ? summarizeBody(parsed.value) : {};
-    if (!parsed.ok || (!summary.rpc && !summary.batch)) {
-      const text = this.options.redactor.text(line.length > 4096 ? `${line.slice(0, 4096)}…` : line);
-      this.record({
-        channel: 'stdio',
-        kind: 'stdout-garbage',
-        dir: 'in',
-        text,
-        bytes: line.length,
-        meta: { reason: cut ? 'line too long' : parsed.ok ? 'JSON but not JSON-RPC' : 'not JSON' },
-      });
-      this.onerror?.(new Error(`Server wrote a non-JSON-RPC line to stdout (protocol violation): ${text.slice(0, 200)}`));
+    const seen = this.trace.serverLine(line, cut);
+    if (seen.kind === 'blank') return;
+    if (seen.kind === 'over-limit') return this.onOverLimit(line, seen.error);
+    if (seen.kind === 'garbage') {
+      this.onerror?.(new Error(`Server wrote a non-JSON-RPC line to stdout (protocol violation): ${seen.text.slice(0, 200)}`));
       return;
     }
+    const { summary, value } = seen;
     for (const rpc of summary.batch ?? (summary.rpc ? [summary.rpc] : [])) if ((rpc.kind === 'result' || rpc.kind === 'error') && rpc.id !== undefined) this.outstanding.delete(rpc.id);
-    this.record({
-      channel: 'stdio',
-      kind: 'jsonrpc-in',
-      dir: 'in',
-      ...summary,
-      ...traceBody(parsed.value, line, this.options.redactor, false),
-      bytes: line.length + 1,
-    });
-    const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+    const messages = Array.isArray(value) ? value : [value];
     for (const message of messages) {
       try {
         this.onmessage?.(message as JSONRPCMessage);
@@ -239,54 +194,4 @@ export class TrackedStdioTransport implements Transport {
       }
     }
   }
-
-  private describeEnv(): Record<string, string> {
-    const nonSecret = new Set(this.params.nonSecretEnv ?? []);
-    const described: Record<string, string> = {};
-    for (const key of Object.keys(this.params.env).sort()) described[key] = nonSecret.has(key) ? this.params.env[key]! : '[redacted]';
-    return described;
-  }
-
-  private record(event: Omit<TraceEventInput, 'server'>): void {
-    try {
-      this.options.record({ server: this.options.server, ...event });
-    } catch {
-      // never let the trace break the connection
-    }
-  }
-}
-
-/** Splits a byte stream into lines without losing a partial line at the end; linear in the input. */
-function lines(stream: Readable, maxBytes = 64 * 1024 * 1024, onLine: (line: string, cut: boolean) => void): void {
-  stream.setEncoding('utf8');
-  let pending: string[] = [];
-  let pendingLength = 0;
-  /** The rest of a line already cut at the limit is not kept. */
-  let skipping = false;
-  const take = (tail: string) => {
-    const line = pending.length ? pending.join('') + tail : tail;
-    pending = [];
-    pendingLength = 0;
-    return line;
-  };
-  stream.on('data', (chunk: string) => {
-    let start = 0;
-    let newline: number;
-    while ((newline = chunk.indexOf('\n', start)) >= 0) {
-      if (skipping) skipping = false;
-      else onLine(take(chunk.slice(start, newline)).replace(/\r$/, ''), false);
-      start = newline + 1;
-    }
-    if (start < chunk.length && !skipping) {
-      pending.push(chunk.slice(start));
-      pendingLength += chunk.length - start;
-      if (pendingLength > maxBytes) {
-        skipping = true;
-        onLine(take(''), true);
-      }
-    }
-  });
-  stream.on('end', () => {
-    if (pendingLength > 0 && !skipping) onLine(take(''), false);
-  });
 }

@@ -30,6 +30,12 @@ export interface TrackingFetchOptions {
   base?: FetchLike;
   /** The largest response body (JSON) or SSE event read (default 64 MiB, docs/limits.md). */
   maxMessageBytes?: number;
+  /**
+   * A proxy's fetch (#12): a message over `maxMessageBytes` is still handed on whole (a proxy
+   * forwards what the server sent); only the observer stops keeping it (the trace notes the cut,
+   * and an SSE stream's later events are observed again). Default false: the limit is enforced.
+   */
+  forwardOversize?: boolean;
 }
 
 type RpcId = string | number;
@@ -62,7 +68,8 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
     const exchange = `x${++exchangeCounter}`;
     const url = typeof input === 'string' ? input : input.toString();
     const method = (init?.method ?? 'GET').toUpperCase();
-    const requestHeaders = new Headers(init?.headers);
+    // The SDK hands a Headers of its own for each request: read it as it is, no copy.
+    const requestHeaders = init?.headers instanceof Headers ? init.headers : new Headers(init?.headers);
     let channel: Channel = 'auth';
     let sessionSent: string | undefined;
     /** The JSON-RPC requests this exchange carries: whom an unreadable answer on it belongs to. */
@@ -95,10 +102,12 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
     }
 
     // 2. The real request. Its failures are the SDK's to handle: rethrown unchanged.
+    const link = exchangeSignal(init?.signal);
     let response: Response;
     try {
-      response = await base(input, init);
+      response = await base(input, link ? { ...init, signal: link.signal } : init);
     } catch (error) {
+      link?.release();
       const aborted = isAbort(error);
       safeRecord({
         server,
@@ -145,6 +154,7 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
 
     // 4. The body, observed on its way to the SDK.
     if (!response.body) {
+      link?.release();
       safeRecord({ server, channel, kind: 'http-end', dir: 'in', exchange, durationMs: now() - started, bytes: 0, http: { end: 'complete', status: response.status } });
       return response;
     }
@@ -152,6 +162,7 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
       ? sseObserver({ server, channel, exchange, record: safeRecord, redactor, answered, session: () => issued ?? sessionSent ?? currentSession })
       : bufferObserver(redactor, channel === 'auth', answered);
     const finish = (end: 'complete' | 'server-closed' | 'client-aborted' | 'error', error?: unknown) => {
+      link?.release();
       let summary: Partial<TraceEventInput> = {};
       try {
         summary = observer.finish(error instanceof MessageTooLargeError ? error : undefined);
@@ -183,6 +194,10 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
       const pending = observer.pending();
       if (pending <= maxMessageBytes) return undefined;
       const error = new MessageTooLargeError(isSse ? 'event on the stream' : 'response body', pending, maxMessageBytes);
+      if (options.forwardOversize) {
+        observer.skip(error);
+        return undefined;
+      }
       if (!isSse) return { error };
       const mine = requestIds.filter((id) => outstanding.has(id));
       const id = rpcIdFromHead(observer.partialData()) ?? (mine.length === 1 ? mine[0] : outstanding.size === 1 ? [...outstanding][0] : undefined);
@@ -198,19 +213,16 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
       observeCopy(response.clone(), observer, finish, maxMessageBytes);
       return response;
     }
-    const observed = passThrough(
-      response.body,
-      (chunk) => {
-        try {
-          observer.chunk(chunk);
-        } catch (error) {
-          safeRecord(observerError(server, channel, exchange, error));
-        }
-      },
-      finish,
-      overflow,
-    );
-    return new Response(observed, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const observe = (chunk: Uint8Array) => {
+      try {
+        observer.chunk(chunk);
+      } catch (error) {
+        safeRecord(observerError(server, channel, exchange, error));
+      }
+    };
+    // A proxy streams every body on (chunk by chunk, backpressure): a pass-through stream in a new Response.
+    if (options.forwardOversize) return new Response(passThrough(response.body, observe, once(finish), overflow), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return observeInPlace(response, response.body, observe, once(finish), overflow);
   };
 
   function recordSessionChange(args: { issued?: string; sessionSent?: string; status: number; method: string; channel: Channel; exchange: string }): void {
@@ -261,19 +273,28 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
 
 // ---------------------------------------------------------------------------------------
 
-/** origin + path without trailing slash; memoized, since an endpoint's URL repeats on every request. */
-const urlKeys = new Map<string, string>();
-function urlKey(url: URL | string): string {
-  const raw = typeof url === 'string' ? url : url.href;
-  let key = urlKeys.get(raw);
-  if (key === undefined) {
-    const u = typeof url === 'string' ? new URL(url) : url;
-    key = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
-    if (urlKeys.size > 512) urlKeys.clear();
-    urlKeys.set(raw, key);
-  }
-  return key;
+/** What classification needs of a URL: origin + path without trailing slash, origin, and whether it is under /.well-known. */
+interface UrlFacts {
+  key: string;
+  origin: string;
+  wellKnown: boolean;
 }
+
+/** Memoized by the URL's text, since an endpoint's URL repeats on every request; throws as `new URL` does. */
+const urlFactsCache = new Map<string, UrlFacts>();
+function urlFacts(url: URL | string): UrlFacts {
+  const raw = typeof url === 'string' ? url : url.href;
+  let facts = urlFactsCache.get(raw);
+  if (facts === undefined) {
+    const u = typeof url === 'string' ? new URL(url) : url;
+    facts = { key: `${u.origin}${u.pathname.replace(/\/+$/, '')}`, origin: u.origin, wellKnown: u.pathname.startsWith('/.well-known') };
+    if (urlFactsCache.size > 512) urlFactsCache.clear();
+    urlFactsCache.set(raw, facts);
+  }
+  return facts;
+}
+
+const urlKey = (url: URL | string): string => urlFacts(url).key;
 
 function isCredentialUrl(url: string, endpointKey: string): boolean {
   try {
@@ -293,16 +314,16 @@ interface ClassifyInput {
 }
 
 export function classify({ url, method, endpointKey, transport, body, headers }: ClassifyInput): Channel {
-  let parsed: URL;
+  let parsed: UrlFacts;
   try {
-    parsed = new URL(url);
+    parsed = urlFacts(url);
   } catch {
     return 'auth';
   }
-  const key = urlKey(parsed);
+  const key = parsed.key;
   if (transport === 'sse') {
     if (key === endpointKey && method === 'GET') return 'legacy-sse';
-    if (method === 'POST' && parsed.origin === new URL(endpointKey).origin && !parsed.pathname.startsWith('/.well-known') && isJsonRpc(body)) return 'legacy-post';
+    if (method === 'POST' && parsed.origin === urlFacts(endpointKey).origin && !parsed.wellKnown && isJsonRpc(body)) return 'legacy-post';
     return 'auth';
   }
   if (key !== endpointKey) return 'auth';
@@ -315,7 +336,8 @@ export function classify({ url, method, endpointKey, transport, body, headers }:
 }
 
 function isJsonRpc(body: unknown): boolean {
-  return summarizeBody(body).rpc !== undefined || summarizeBody(body).batch !== undefined;
+  const summary = summarizeBody(body);
+  return summary.rpc !== undefined || summary.batch !== undefined;
 }
 
 function readRequestBody(body: RequestInit['body'] | undefined, redactor: Redactor, credential: boolean): { body?: unknown; raw?: string; bytes: number; isJson: boolean } {
@@ -343,7 +365,12 @@ interface BodyObserver {
   partialData(): string;
   /** What the end event carries: the body (buffered responses) or nothing (streams); what arrived of a message cut at the limit. */
   finish(overLimit?: MessageTooLargeError): Partial<TraceEventInput>;
+  /** forwardOversize: the message being read is over the limit; stop keeping it (bytes are still counted). */
+  skip(overLimit: MessageTooLargeError): void;
 }
+
+/** What an observer keeps of a message it stopped keeping at the limit (forwardOversize). */
+const SKIPPED_HEAD_BYTES = 4096;
 
 interface Overflow {
   error: MessageTooLargeError;
@@ -354,19 +381,25 @@ interface Overflow {
 const overLimitMeta = (error: MessageTooLargeError) => ({ overLimit: { limit: error.limit, received: error.received } });
 
 function bufferObserver(redactor: Redactor, credential: boolean, answered: (summary: { rpc?: RpcSummary; batch?: RpcSummary[] }) => void): BodyObserver {
-  const chunks: Uint8Array[] = [];
+  let chunks: Uint8Array[] = [];
   let size = 0;
+  let skipped: MessageTooLargeError | undefined;
   const text = () => Buffer.concat(chunks).toString('utf8');
   return {
     chunk(chunk) {
-      chunks.push(chunk);
       size += chunk.byteLength;
+      if (!skipped) chunks.push(chunk);
     },
     bytes: () => size,
-    pending: () => size,
+    pending: () => (skipped ? 0 : size),
     partialData: text,
+    skip(overLimit) {
+      skipped = overLimit;
+      chunks = [Buffer.concat(chunks).subarray(0, SKIPPED_HEAD_BYTES)];
+    },
     finish(overLimit) {
       if (size === 0) return {};
+      if (skipped) return { body: redactor.text(text()), truncated: true, meta: { overLimit: { limit: skipped.limit, received: size } } };
       const whole = text();
       // Cut at the limit: what arrived, as text, flagged.
       if (overLimit) return { body: redactor.text(whole), meta: overLimitMeta(overLimit) };
@@ -396,6 +429,8 @@ function sseObserver(args: {
   let since: string[] = [];
   let sinceBytes = 0;
   let dispatched = false;
+  /** forwardOversize: the event over the limit, skipped until its blank line; `tail` holds the last bytes seen, for a boundary across chunks. */
+  let skipping: { error: MessageTooLargeError; tail: string } | undefined;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
       events++;
@@ -440,7 +475,19 @@ function sseObserver(args: {
   return {
     chunk(chunk) {
       size += chunk.byteLength;
-      const text = decoder.decode(chunk, { stream: true });
+      let text = decoder.decode(chunk, { stream: true });
+      if (skipping) {
+        const seen = skipping.tail + text;
+        const end = /\r\n\r\n|\n\n|\r\r/.exec(seen);
+        if (!end) {
+          skipping.tail = seen.slice(-3);
+          return;
+        }
+        // The skipped event ended: the stream is observed again from the next one.
+        skipping = undefined;
+        parser.reset({ consume: false });
+        text = seen.slice(end.index + end[0].length);
+      }
       dispatched = false;
       parser.feed(text);
       if (dispatched) {
@@ -456,6 +503,13 @@ function sseObserver(args: {
     },
     bytes: () => size,
     pending: () => sinceBytes,
+    skip(error) {
+      const head = partial().slice(0, SKIPPED_HEAD_BYTES);
+      record({ server, channel, kind: 'sse-event', dir: 'in', exchange, session: args.session(), body: redactor.text(head), truncated: true, text: `event over ${error.limit} bytes: forwarded whole, not kept`, meta: overLimitMeta(error) });
+      skipping = { error, tail: partial().slice(-3) };
+      since = [];
+      sinceBytes = 0;
+    },
     partialData: () => {
       const text = partial();
       const data = /(?:^|\n)data: ?/.exec(text);
@@ -493,23 +547,105 @@ function observeCopy(copy: Response, observer: BodyObserver, finish: (end: 'comp
   })();
 }
 
-/**
- * Hands the SDK every chunk first, then lets the observer see it. Cancellation by the SDK
- * cancels the source (unlike `tee()`, whose other branch would keep the connection open).
- */
-function passThrough(
-  source: ReadableStream<Uint8Array>,
-  observe: (chunk: Uint8Array) => void,
-  finish: (end: 'complete' | 'client-aborted' | 'error', error?: unknown) => void,
-  overflow: () => Overflow | undefined,
-): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
+type Finish = (end: 'complete' | 'client-aborted' | 'error', error?: unknown) => void;
+
+/** `finish` called at most once, however the body ends (read whole, cancelled, cut at the limit). */
+function once(finish: Finish): Finish {
   let finished = false;
-  const end = (how: 'complete' | 'client-aborted' | 'error', error?: unknown) => {
+  return (how, error) => {
     if (finished) return;
     finished = true;
     finish(how, error);
   };
+}
+
+/**
+ * The SDK gets the real response back, observed in place: no second stream, no copied headers,
+ * no new Response, unless it asks for the body as a stream. Reading it whole (`text()`, `json()`,
+ * `arrayBuffer()`: the JSON answers, the 202s) reads the real body's chunks straight into the
+ * observer, limit checked on each; `body` (an SSE stream) is the pass-through stream, built on
+ * first use. Either way the SDK receives exactly the bytes the server sent.
+ */
+function observeInPlace(response: Response, source: ReadableStream<Uint8Array>, observe: (chunk: Uint8Array) => void, finish: Finish, overflow: () => Overflow | undefined): Response {
+  let stream: ReadableStream<Uint8Array> | undefined;
+  let read = false;
+  const body = (): ReadableStream<Uint8Array> => {
+    if (stream) return stream;
+    if (read) return source;
+    return (stream = passThrough(source, observe, finish, overflow));
+  };
+  const whole = async (): Promise<Uint8Array> => {
+    if (stream || read) throw new TypeError('Body is unusable: Body has already been read');
+    read = true;
+    return readThrough(source, observe, finish, overflow);
+  };
+  const init = () => ({ status: response.status, statusText: response.statusText, headers: response.headers });
+  const define = (name: string, value: unknown) => Object.defineProperty(response, name, { value, configurable: true, writable: true });
+  Object.defineProperty(response, 'body', { get: body, configurable: true });
+  define('arrayBuffer', async () => {
+    const bytes = await whole();
+    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+  });
+  if ('bytes' in response) define('bytes', whole);
+  // UTF-8 decode, a leading BOM dropped: what Response.text() does.
+  define('text', async () => new TextDecoder().decode(await whole()));
+  define('json', async () => JSON.parse(new TextDecoder().decode(await whole())) as unknown);
+  // Rarer readers go through the pass-through stream.
+  define('blob', () => new Response(body(), init()).blob());
+  define('formData', () => new Response(body(), init()).formData());
+  return response;
+}
+
+/** A body read whole, each chunk observed as it arrives; a body over the limit fails the read. */
+async function readThrough(source: ReadableStream<Uint8Array>, observe: (chunk: Uint8Array) => void, finish: Finish, overflow: () => Overflow | undefined): Promise<Uint8Array> {
+  const reader = source.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    let result: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      result = await reader.read();
+    } catch (error) {
+      finish(isAbort(error) ? 'client-aborted' : 'error', error);
+      throw error;
+    }
+    if (result.done) break;
+    chunks.push(result.value);
+    size += result.value.byteLength;
+    observe(result.value);
+    const over = overflowOf(overflow);
+    if (over) {
+      finish('error', over.error);
+      reader.cancel(over.error).catch(() => undefined);
+      throw over.error;
+    }
+  }
+  finish('complete');
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+/** The observer's overflow verdict; an observer that throws counts as no overflow. */
+function overflowOf(overflow: () => Overflow | undefined): Overflow | undefined {
+  try {
+    return overflow();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Hands the SDK every chunk first, then lets the observer see it. Cancellation by the SDK
+ * cancels the source (unlike `tee()`, whose other branch would keep the connection open).
+ */
+function passThrough(source: ReadableStream<Uint8Array>, observe: (chunk: Uint8Array) => void, end: Finish, overflow: () => Overflow | undefined): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let result: Awaited<ReturnType<typeof reader.read>>;
@@ -527,12 +663,7 @@ function passThrough(
       }
       controller.enqueue(result.value);
       observe(result.value);
-      let over: Overflow | undefined;
-      try {
-        over = overflow();
-      } catch {
-        over = undefined;
-      }
+      const over = overflowOf(overflow);
       if (!over) return;
       if (over.replacement) {
         controller.enqueue(over.replacement);
@@ -548,12 +679,28 @@ function passThrough(
   });
 }
 
+/**
+ * A signal of one exchange's own, following the caller's. The SDK hands every request its
+ * transport's one long-lived signal; undici adds an abort listener to a request's signal and drops
+ * it only when the Request is garbage-collected, and Node's EventTarget walks every listener on
+ * each add: on that one signal, each request costs more than the last until a GC. The base fetch
+ * gets this signal instead, and the one listener we put on the caller's is removed when the
+ * exchange ends (its body read, cancelled or failed). An abort is the caller's, reason and all.
+ */
+function exchangeSignal(outer: AbortSignal | null | undefined): { signal: AbortSignal; release(): void } | undefined {
+  if (!outer || outer.aborted) return undefined;
+  const controller = new AbortController();
+  const forward = () => controller.abort(outer.reason);
+  outer.addEventListener('abort', forward, { once: true });
+  return { signal: controller.signal, release: () => outer.removeEventListener('abort', forward) };
+}
+
 function isAbort(error: unknown): boolean {
   const name = (error as { name?: unknown })?.name;
   return name === 'AbortError' || name === 'TimeoutError';
 }
 
-function describeFetchError(error: unknown): string {
+export function describeFetchError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ? `${error.message} (${cause.code}: ${cause.message ?? ''})` : error.message;

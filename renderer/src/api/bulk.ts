@@ -64,7 +64,7 @@ async function upload<T>(path: string, file: File): Promise<T> {
  * Saves an export: the route is checked first (HEAD, no body) so a failure is a message here
  * rather than a broken download, then a link to it is clicked and the browser streams it to disk.
  */
-export async function downloadTrace(format: 'jsonl' | 'har', source: string): Promise<void> {
+export async function downloadTrace(format: 'jsonl' | 'har' | 'otlp', source: string): Promise<void> {
   const url = `${BULK_EXPORT_PATH}?${new URLSearchParams({ format, source })}`;
   const check = await fetch(url, { method: 'HEAD', credentials: 'same-origin' });
   if (!check.ok) {

@@ -1,32 +1,87 @@
 import { ActionIcon, AppShell, Badge, Button, Group, Kbd, Tabs, Text, Title, Tooltip, useMantineColorScheme } from '@mantine/core';
 import { spotlight } from '@mantine/spotlight';
-import { Suspense, lazy, useEffect, type ReactNode } from 'react';
+import { Suspense, lazy, useEffect, type ComponentType, type LazyExoticComponent } from 'react';
+import type { ServerStatus } from '../../../contract';
 import type { CarrierKind } from '../api/carrier';
 import { useApi, useLink, useLinkState } from '../api/context';
 import { ViewBoundary } from '../components/ViewBoundary';
-import { AuthView, SignInPrompts } from '../features/auth';
+import { SignInPrompts } from '../features/auth';
 import { getSignInStore } from '../features/auth/sign-in-store';
-import { ChartsView } from '../features/charts/ChartsView';
 import { getLogStore } from '../features/logs/log-store';
-import { LogsView } from '../features/logs/LogsView';
 import { CommandPalette } from '../features/palette/CommandPalette';
-import { PromptsView } from '../features/prompts/PromptsView';
 import { RequestBadge, RequestCenter } from '../features/requests';
 import { getRequestStore } from '../features/requests/store';
-import { ResourcesView } from '../features/resources/ResourcesView';
 import { ServerSidebar } from '../features/servers/ServerSidebar';
 import { ServerInfoDrawer } from '../features/server-info/ServerInfoDrawer';
-import { TimelineView } from '../features/timeline/TimelineView';
-import { RecordingsView } from '../features/recordings';
-import { ToolsView } from '../features/tools/ToolsView';
-import { TrafficView } from '../features/traffic/TrafficView';
+import { OtlpSendModal } from '../features/otlp';
 import { VIEWS, navigation, useNavigation, type View } from '../state/navigation';
 import { useGlobalKeys } from './keyboard';
 import { MainGoneBanner } from './MainGoneBanner';
 import { useServers } from './useServers';
 
-/** MCP Apps' view (and the app bridge it brings) loads when first shown, not with the first chunk. */
-const AppsView = lazy(() => import('../features/apps/AppsView').then((m) => ({ default: m.AppsView })));
+type ViewComponent = ComponentType<{ servers: ServerStatus[] }>;
+
+/**
+ * Every view's code is its own chunk, loaded when first shown (or when its tab is hovered or
+ * focused), not with the first script: that one holds the shell, the server list and what the
+ * shell always shows (dialogs, palette). Charts brings recharts and d3, Apps the app bridge and
+ * an MCP client, Tools the schema form. Each entry is the dynamic import itself: calling it again
+ * returns the module already loaded.
+ */
+const VIEW_CHUNKS: Record<View, () => Promise<ViewComponent>> = {
+  tools: () => import('../features/tools/ToolsView').then((m) => m.ToolsView),
+  apps: () => import('../features/apps/AppsView').then((m) => m.AppsView),
+  resources: () => import('../features/resources/ResourcesView').then((m) => m.ResourcesView),
+  prompts: () => import('../features/prompts/PromptsView').then((m) => m.PromptsView),
+  traffic: () => import('../features/traffic/TrafficView').then((m) => m.TrafficView),
+  charts: () => import('../features/charts/ChartsView').then((m) => m.ChartsView),
+  timeline: () => import('../features/timeline/TimelineView').then((m) => m.TimelineView),
+  logs: () => import('../features/logs/LogsView').then((m) => m.LogsView),
+  auth: () => import('../features/auth/AuthView').then((m) => m.AuthView),
+  recordings: () => import('../features/recordings/RecordingsView').then((m) => m.RecordingsView),
+  checks: () => import('../features/checks').then((m) => m.ChecksView),
+};
+
+/**
+ * React.lazy keeps a failed load for good; a view whose chunk failed (main restarted, the page
+ * offline for a moment) gets a fresh lazy component, so the boundary's "Reload this view" loads again.
+ */
+function lazyComponent(name: View): LazyExoticComponent<ViewComponent> {
+  return lazy(() =>
+    VIEW_CHUNKS[name]().then(
+      (component) => ({ default: component }),
+      (error: unknown) => {
+        VIEW_COMPONENTS[name] = lazyComponent(name);
+        throw error;
+      },
+    ),
+  );
+}
+const VIEW_COMPONENTS = Object.fromEntries(VIEWS.map((name) => [name, lazyComponent(name)])) as Record<View, LazyExoticComponent<ViewComponent>>;
+
+/** Reads its view's component when it mounts (after a reload too), with a line while the chunk loads. */
+function LazyView({ name, servers }: { name: View; servers: ServerStatus[] }) {
+  const Component = VIEW_COMPONENTS[name];
+  return (
+    <Suspense
+      fallback={
+        <Text size="sm" c="dimmed" data-testid="view-loading">
+          Loading the {LABELS[name]} view…
+        </Text>
+      }
+    >
+      <Component servers={servers} />
+    </Suspense>
+  );
+}
+
+/** Start loading a view's chunk ahead of its first showing (a tab hovered or focused); a failure shows when the view does. */
+function warm(view: View): void {
+  VIEW_CHUNKS[view]().catch(() => undefined);
+}
+
+// The view the window opens on loads while main.tsx connects to main, not after the first render.
+warm(navigation.get().view);
 
 const LABELS: Record<View, string> = {
   tools: 'Tools',
@@ -39,6 +94,7 @@ const LABELS: Record<View, string> = {
   logs: 'Logs',
   auth: 'Auth',
   recordings: 'Recordings',
+  checks: 'Checks',
 };
 
 export function App({ carrier }: { carrier: CarrierKind }) {
@@ -69,7 +125,12 @@ export function App({ carrier }: { carrier: CarrierKind }) {
       offResync();
     };
   }, [link, api, refresh]);
-  const view = (name: View, node: ReactNode) => <ViewBoundary view={name}>{node}</ViewBoundary>;
+  /** A view in its error boundary; its chunk loads when first shown (see VIEW_CHUNKS). */
+  const view = (name: View) => (
+    <ViewBoundary view={name}>
+      <LazyView name={name} servers={servers} />
+    </ViewBoundary>
+  );
 
   return (
     <AppShell header={{ height: 48 }} navbar={{ width: 320, breakpoint: 0 }} padding="md">
@@ -111,48 +172,49 @@ export function App({ carrier }: { carrier: CarrierKind }) {
         <Tabs key={epoch} className="app-tabs" value={nav.view} onChange={(v) => v && navigation.show(v as View)} keepMounted={false}>
           <Tabs.List>
             {VIEWS.map((view) => (
-              <Tabs.Tab key={view} value={view} data-testid={`view-${view}`}>
+              <Tabs.Tab key={view} value={view} data-testid={`view-${view}`} onPointerEnter={() => warm(view)} onFocus={() => warm(view)}>
                 {LABELS[view]}
               </Tabs.Tab>
             ))}
           </Tabs.List>
           <Tabs.Panel value="tools" pt="md">
-            {view('tools', <ToolsView servers={servers} />)}
+            {view('tools')}
           </Tabs.Panel>
           <Tabs.Panel value="apps" pt="md">
-            {view(
-              'apps',
-              <Suspense fallback={<Text size="sm" c="dimmed">Loading the Apps view…</Text>}>
-                <AppsView servers={servers} />
-              </Suspense>,
-            )}
+            {view('apps')}
           </Tabs.Panel>
           <Tabs.Panel value="resources" pt="md">
-            {view('resources', <ResourcesView servers={servers} />)}
+            {view('resources')}
           </Tabs.Panel>
           <Tabs.Panel value="prompts" pt="md">
-            {view('prompts', <PromptsView servers={servers} />)}
+            {view('prompts')}
           </Tabs.Panel>
           <Tabs.Panel value="traffic" pt="md">
-            {view('traffic', <TrafficView servers={servers} />)}
+            {view('traffic')}
           </Tabs.Panel>
           <Tabs.Panel value="charts" pt="md">
-            {view('charts', <ChartsView servers={servers} />)}
+            {view('charts')}
           </Tabs.Panel>
           <Tabs.Panel value="timeline" pt="md">
-            {view('timeline', <TimelineView servers={servers} />)}
+            {view('timeline')}
           </Tabs.Panel>
           <Tabs.Panel value="logs" pt="md">
-            {view('logs', <LogsView servers={servers} />)}
+            {view('logs')}
           </Tabs.Panel>
           <Tabs.Panel value="auth" pt="md">
-            {view('auth', <AuthView servers={servers} />)}
+            {view('auth')}
           </Tabs.Panel>
           <Tabs.Panel value="recordings" pt="md">
-            {view('recordings', <RecordingsView servers={servers} />)}
+            {view('recordings')}
+          </Tabs.Panel>
+          <Tabs.Panel value="checks" pt="md">
+            {view('checks')}
           </Tabs.Panel>
         </Tabs>
       </AppShell.Main>
+      <ViewBoundary view="otlp-send">
+        <OtlpSendModal />
+      </ViewBoundary>
       <ViewBoundary view="palette">
         <CommandPalette servers={servers} />
       </ViewBoundary>

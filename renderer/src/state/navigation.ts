@@ -7,7 +7,7 @@ import type { InterfaceRef } from '../../../contract';
 import { Store } from './store';
 import { useStore } from './useStore';
 
-export const VIEWS = ['tools', 'apps', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth', 'recordings'] as const;
+export const VIEWS = ['tools', 'apps', 'resources', 'prompts', 'traffic', 'charts', 'timeline', 'logs', 'auth', 'recordings', 'checks'] as const;
 export type View = (typeof VIEWS)[number];
 
 export type TrafficFocus =
@@ -17,6 +17,9 @@ export type TrafficFocus =
 
 /** What the Recordings view should show: the library, a replay of a recording, or a comparison of two interfaces. */
 export type RecordingsFocus = { tab: 'library'; recordingId?: string } | { tab: 'replay'; source: { id: string; name: string } } | { tab: 'compare'; a?: InterfaceRef; b?: InterfaceRef };
+
+/** What the Checks view should show: the conformance suite or the doctor, for one server; `run` starts it. */
+export type ChecksFocus = { serverId: string; tab: 'conformance' | 'doctor'; run?: boolean };
 
 export interface NavigationState {
   view: View;
@@ -32,6 +35,8 @@ export interface NavigationState {
   source: { id: string; name: string };
   /** A request for the Recordings view, consumed when it shows. */
   recordings?: RecordingsFocus & { nonce: number };
+  /** A request for the Checks view (#16): a server, which check, and whether to start it at once. */
+  checks?: ChecksFocus & { nonce: number };
   /** The server the sidebar has selected (filters views that offer per-server scope). */
   serverId?: string;
 }
@@ -63,6 +68,10 @@ export const navigation = {
   /** The Recordings view: its library, a replay, or a comparison (drift: baseline vs now). */
   showRecordings(focus: RecordingsFocus): void {
     state.patch({ view: 'recordings', recordings: { ...focus, nonce: ++nonce } });
+  },
+  /** The Checks view on one server: its conformance report or its doctor, started at once with `run`. */
+  showChecks(focus: ChecksFocus): void {
+    state.patch({ view: 'checks', checks: { ...focus, nonce: ++nonce } });
   },
   selectServer(serverId: string | undefined): void {
     state.patch({ serverId });

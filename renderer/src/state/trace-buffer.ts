@@ -1,14 +1,15 @@
 /**
  * The live trace on the renderer side: events arrive in batches (a few a second) and are kept
- * here, outside React state, in a bounded window. Views read it on a throttled tick, so a
- * flood of 20,000 events is a handful of renders, not 20,000. Older events are paged from
- * main with `traceQuery` when a view scrolls past the window.
+ * here, outside React state, in a bounded window of the newest WINDOW. Views read it on a
+ * throttled tick, so a flood of 20,000 events is a handful of renders, not 20,000. Main is the
+ * source of everything else: Traffic asks it for windows of rows (`traceWindow`, `traceQuery`
+ * pages), the Timeline pages older events with `traceQuery`.
  */
 import type { SwitchboardApi } from '../../../contract/client';
 import type { TraceEvent } from '../../../contract/trace';
 import { Signal } from './store';
 
-export const WINDOW = 200_000;
+export const WINDOW = 20_000;
 const TICK_MS = 200;
 
 /** Notifies on a throttled tick: many batches within TICK_MS are one notification. */

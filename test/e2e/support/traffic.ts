@@ -1,5 +1,6 @@
 /** Page helpers for the Traffic view's e2e specs (traffic.spec.ts, stress.spec.ts). */
 import { expect, type Locator, type Page } from '@playwright/test';
+import { stdioFixtureCommand } from '../../fixtures/everything/harness';
 
 export async function openTraffic(page: Page): Promise<void> {
   await page.getByTestId('view-traffic').click();
@@ -188,3 +189,89 @@ export function frameStats(deltas: number[]): FrameStats {
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
+
+// ---------------------------------------------------------------------------------------
+// A large live session (million.spec.ts, bench/traffic-million.ts).
+
+/**
+ * Fills the live trace of a running browser mode with `count` real events, the quickest real
+ * way: the everything fixture over stdio, added and called through the contract (the WebSocket,
+ * as a non-browser client), its `flood` tool sending notifications/message in calls of
+ * `chunk`. Each notification is one `jsonrpc-in` event; each call adds its request, its response
+ * and a few lines around them. Resolves with the trace's size, once it holds at least `count`.
+ */
+export async function floodLiveTrace(
+  call: (method: string, args: unknown) => Promise<{ ok: boolean; result?: unknown; error?: { message: string } }>,
+  count: number,
+  options: { chunk?: number; name?: string; onProgress?: (events: number) => void } = {},
+): Promise<{ serverId: string; events: number; notifications: number }> {
+  const { command, args } = stdioFixtureCommand();
+  const added = await call('addServer', { name: options.name ?? 'million', target: { type: 'stdio', command, args } });
+  if (!added.ok) throw new Error(`addServer: ${added.error?.message}`);
+  const serverId = (added.result as { id: string }).id;
+  const connected = await call('connectServer', { id: serverId });
+  if (!connected.ok) throw new Error(`connectServer: ${connected.error?.message}`);
+  const size = async () => ((await call('traceWindow', { limit: 1 })).result as { total: number }).total;
+  const chunk = options.chunk ?? 100_000;
+  let notifications = 0;
+  for (let events = await size(); events < count; events = await size()) {
+    const n = Math.min(chunk, Math.max(1, count - events));
+    const flooded = await call('callTool', { tool: 'flood', serverId, args: { count: n }, timeoutMs: 3_600_000 });
+    if (!flooded.ok) throw new Error(`flood: ${flooded.error?.message}`);
+    notifications += n;
+    options.onProgress?.(await size());
+  }
+  return { serverId, events: await size(), notifications };
+}
+
+/**
+ * Runs `action` in the page (or, without one, only starts watching) and resolves with the ms from
+ * just before it until the first animation frame in which `selector` matches an element: the
+ * response is on screen in that frame. `waitVisible` then collects the figure.
+ */
+export async function watchFor(page: Page, selector: string, action?: { scrollIndex: number }): Promise<void> {
+  await page.evaluate(
+    ({ selector, action }) => {
+      const g = globalThis as unknown as PageGlobals & { __watch?: { t0: number; at?: number }; __watchStop?: boolean };
+      const watch: { t0: number; at?: number } = { t0: performance.now() };
+      g.__watch = watch;
+      const loop = () => {
+        if (g.__watch !== watch) return;
+        if (g.document.querySelector(selector)) watch.at = performance.now();
+        else g.requestAnimationFrame(loop);
+      };
+      if (action) {
+        const el = g.document.querySelector('[data-testid="traffic-table"]') as unknown as { scrollTop: number; getAttribute(n: string): string | null };
+        el.scrollTop = action.scrollIndex * Number(el.getAttribute('data-row-height'));
+      }
+      g.requestAnimationFrame(loop);
+    },
+    { selector, action },
+  );
+}
+
+/** The figure of the last `watchFor`: ms until its selector was on screen (waits up to `timeoutMs`). */
+export async function waitVisible(page: Page, timeoutMs = 60_000): Promise<number> {
+  const handle = await page.waitForFunction(
+    () => {
+      const w = (globalThis as unknown as { __watch?: { t0: number; at?: number } }).__watch;
+      return w?.at !== undefined ? w.at - w.t0 : false;
+    },
+    undefined,
+    { timeout: timeoutMs, polling: 50 },
+  );
+  return Math.round(((await handle.jsonValue()) as number) * 10) / 10;
+}
+
+/** The page's JS heap in use (CDP Performance.getMetrics JSHeapUsedSize), after a collection when `gc`. */
+export async function jsHeapUsed(page: Page, gc = true): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    if (gc) await cdp.send('HeapProfiler.collectGarbage');
+    await cdp.send('Performance.enable');
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    return metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN;
+  } finally {
+    await cdp.detach();
+  }
+}

@@ -1,4 +1,5 @@
-/** Signing in to servers (OAuth): the Auth view, the browser-mode prompt, and the sign-in action other views use. */
-export { AuthView } from './AuthView';
+/** Signing in to servers (OAuth): the browser-mode prompt, and the sign-in action other views use. */
+// The Auth view is not exported here: the app shell loads it lazily from its file (React.lazy),
+// so importing this barrel (for the prompt) never pulls the view into the first script.
 export { SignInPrompts, useSignInAction } from './SignInPrompts';
 export { useSignIns } from './sign-in-store';

@@ -8,7 +8,7 @@ import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart,
 import type { MouseHandlerDataParam } from 'recharts';
 import type { ChartColors } from './colors';
 import { formatMs, formatTime } from '../../components/format';
-import { ERROR_CLASSES, formatRate, safeLabel, type Series } from './series';
+import { CHART_FIELDS, ERROR_CLASSES, formatRate, safeLabel, type Series } from './series';
 
 export const CHART_HEIGHT = 136;
 export const MAIN_CHART_HEIGHT = 168;
@@ -21,6 +21,18 @@ export interface ChartProps {
   width: number;
   /** A click on the point starting at `t` (covering `series.stepSec` seconds). */
   onPick(t: number): void;
+}
+
+/** A chart draws again only when its own data, its time range, its size, colours or click handler changed. */
+function sameChart(fields: readonly (keyof Series)[]) {
+  return (a: ChartProps, b: ChartProps) =>
+    a.width === b.width &&
+    a.colors === b.colors &&
+    a.onPick === b.onPick &&
+    a.series.from === b.series.from &&
+    a.series.to === b.series.to &&
+    a.series.stepSec === b.series.stepSec &&
+    fields.every((f) => a.series[f] === b.series[f]);
 }
 
 const ERROR_LABELS = { http4xx: 'HTTP 4xx', http5xx: 'HTTP 5xx', rpc: 'JSON-RPC error', transport: 'Transport' } as const;
@@ -126,7 +138,7 @@ export const MessagesChart = memo(function MessagesChart({ series, colors, width
       </AreaChart>
     </Panel>
   );
-});
+}, sameChart(CHART_FIELDS.messages));
 
 export const LatencyChart = memo(function LatencyChart({ series, colors, width, onPick }: ChartProps) {
   const drawn = series.methods.filter((_, m) => series.latencyPoints[m]! > 0);
@@ -174,7 +186,7 @@ export const LatencyChart = memo(function LatencyChart({ series, colors, width, 
       </LineChart>
     </Panel>
   );
-});
+}, sameChart(CHART_FIELDS.latency));
 
 export const ErrorsChart = memo(function ErrorsChart({ series, colors, width, onPick }: ChartProps) {
   return (
@@ -194,7 +206,7 @@ export const ErrorsChart = memo(function ErrorsChart({ series, colors, width, on
       </BarChart>
     </Panel>
   );
-});
+}, sameChart(CHART_FIELDS.errors));
 
 export const InFlightChart = memo(function InFlightChart({ series, colors, width, onPick }: ChartProps) {
   return (
@@ -206,7 +218,7 @@ export const InFlightChart = memo(function InFlightChart({ series, colors, width
       </AreaChart>
     </Panel>
   );
-});
+}, sameChart(CHART_FIELDS.inFlight));
 
 export const PingChart = memo(function PingChart({ series, colors, width, onPick }: ChartProps) {
   return (
@@ -223,7 +235,7 @@ export const PingChart = memo(function PingChart({ series, colors, width, onPick
       </LineChart>
     </Panel>
   );
-});
+}, sameChart(CHART_FIELDS.ping));
 
 /** Short axis labels: 0, 250 ms, 1.5 s. */
 function axisMs(v: number): string {

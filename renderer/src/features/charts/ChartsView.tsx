@@ -6,18 +6,18 @@
  */
 import { Alert, Badge, Button, Group, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, Tooltip } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useContext, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import type { ServerStatus } from '../../../../contract';
 import type { ServerSnapshot } from '../../../../contract/trace';
 import { useApi } from '../../api/context';
-import { useSnapshotStore } from '../../state/live';
+import { LiveContext } from '../../state/live';
 import type { SnapshotStore } from '../../state/snapshot-store';
 import { navigation, useNavigation } from '../../state/navigation';
-import { serverNames } from './names';
-import { ErrorsChart, InFlightChart, LatencyChart, MessagesChart, PingChart } from './ChartPanels';
+import { useServerNames } from './names';
+import { ErrorsChart, InFlightChart, LatencyChart, MessagesChart, PingChart, type ChartProps } from './ChartPanels';
 import { useChartColors } from './colors';
 import { formatBytes, formatCount, formatMs, formatTime } from '../../components/format';
-import { buildSeries, buildSummary, safeLabel, type Summary } from './series';
+import { buildSeries, buildSummary, safeLabel, stabilize, type Series, type Summary } from './series';
 
 const WINDOWS = [
   { value: '60', label: '1 min' },
@@ -44,6 +44,12 @@ function useTick(active: boolean, store: SnapshotStore): { second: number; versi
   return tick;
 }
 
+function useSnapshotStoreOnTick(): SnapshotStore {
+  const live = useContext(LiveContext);
+  if (!live) throw new Error('ChartsView outside LiveContext');
+  return live.snapshots;
+}
+
 /** Snapshots of an imported trace (read once; an imported trace does not change). */
 function useImportedSnapshots(source: string): { snapshots: ServerSnapshot[]; error?: string; loading: boolean } {
   const api = useApi();
@@ -64,7 +70,8 @@ function useImportedSnapshots(source: string): { snapshots: ServerSnapshot[]; er
 
 export function ChartsView({ servers }: { servers: ServerStatus[] }) {
   const nav = useNavigation();
-  const store = useSnapshotStore();
+  // Not subscribed to every snapshot push (a few a second): the tick reads the store's version once a second.
+  const store = useSnapshotStoreOnTick();
   const live = nav.source.id === 'live';
   const imported = useImportedSnapshots(nav.source.id);
   const colors = useChartColors();
@@ -84,7 +91,7 @@ export function ChartsView({ servers }: { servers: ServerStatus[] }) {
     // the store's map is mutated in place; `version` is its change counter
     [live, version, imported.snapshots],
   );
-  const names = useMemo(() => serverNames(servers, nav.source.id), [servers, nav.source.id]);
+  const names = useServerNames(servers, nav.source.id);
   const scopeOptions = useMemo(() => {
     const ids = new Set([...servers.map((s) => s.id), ...all.map((s) => s.server)]);
     return [{ value: ALL, label: 'All servers' }, ...[...ids].map((id) => ({ value: id, label: safeLabel(names.get(id) ?? id, 60) }))];
@@ -96,10 +103,14 @@ export function ChartsView({ servers }: { servers: ServerStatus[] }) {
     return Math.max(0, ...selected.map((s) => s.lastEventTs ?? s.buckets.at(-1)?.t ?? 0));
   }, [live, frozen, second, selected]);
 
-  // One point per ~1.5 px of the half-width charts, at most 300: downsampled to what can be seen.
+  // One point per ~3 px of the half-width charts, at most 150: downsampled to what can be seen
+  // (each point is SVG path work and recharts objects on every tick: 300 cost twice as much).
   const chartWidth = gridWidth > 0 ? Math.floor((gridWidth - 12) / 2) - 20 : 480;
-  const maxPoints = Math.max(60, Math.min(300, Math.floor(chartWidth / 1.5)));
-  const series = useMemo(() => buildSeries(selected, end, Number(windowSec), maxPoints), [selected, end, windowSec, maxPoints]);
+  const maxPoints = Math.max(60, Math.min(150, Math.floor(chartWidth / 3)));
+  // parts that did not change keep their identity: their charts are not drawn again
+  const previous = useRef<Series | undefined>(undefined);
+  const series = useMemo(() => stabilize(previous.current, buildSeries(selected, end, Number(windowSec), maxPoints)), [selected, end, windowSec, maxPoints]);
+  previous.current = series;
   const summary = useMemo(() => buildSummary(selected), [selected]);
 
   const scopeServers = scope === ALL ? undefined : [scope];
@@ -144,15 +155,37 @@ export function ChartsView({ servers }: { servers: ServerStatus[] }) {
         <Stack gap="sm">
           <MessagesChart series={series} colors={colors} width={fullWidth} onPick={onPick} />
           <SimpleGrid cols={2} spacing="sm">
-            <LatencyChart series={series} colors={colors} width={halfWidth} onPick={onPick} />
-            <ErrorsChart series={series} colors={colors} width={halfWidth} onPick={onPick} />
-            <InFlightChart series={series} colors={colors} width={halfWidth} onPick={onPick} />
-            <PingChart series={series} colors={colors} width={halfWidth} onPick={onPick} />
+            <Staggered slot={1} chart={LatencyChart} series={series} colors={colors} width={halfWidth} onPick={onPick} />
+            <Staggered slot={2} chart={ErrorsChart} series={series} colors={colors} width={halfWidth} onPick={onPick} />
+            <Staggered slot={3} chart={InFlightChart} series={series} colors={colors} width={halfWidth} onPick={onPick} />
+            <Staggered slot={4} chart={PingChart} series={series} colors={colors} width={halfWidth} onPick={onPick} />
           </SimpleGrid>
         </Stack>
       </div>
     </Stack>
   );
+}
+
+/**
+ * `value`, `slot` animation frames after it changed. A tick's new series is drawn by one chart
+ * per frame (Messages at once, then Latency, Errors, In flight, Ping), so the five SVG charts'
+ * renders are five short tasks between frames rather than one long one that drops frames.
+ */
+function useFrameSlot<T>(value: T, slot: number): T {
+  const [shown, setShown] = useState(value);
+  useEffect(() => {
+    let frames = slot;
+    let id = requestAnimationFrame(function step() {
+      if (--frames <= 0) setShown(() => value);
+      else id = requestAnimationFrame(step);
+    });
+    return () => cancelAnimationFrame(id);
+  }, [value, slot]);
+  return shown;
+}
+
+function Staggered({ slot, chart: Chart, series, ...rest }: ChartProps & { slot: number; chart: ComponentType<ChartProps> }) {
+  return <Chart series={useFrameSlot(series, slot)} {...rest} />;
 }
 
 const Controls = memo(function Controls(props: {

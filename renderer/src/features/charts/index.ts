@@ -1,2 +1,2 @@
 /** What other views use from Charts: a source's server names. */
-export { serverNames } from './names';
+export { serverNames, useServerNames } from './names';

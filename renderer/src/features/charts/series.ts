@@ -309,3 +309,26 @@ export function safeLabel(text: string, max = 120): string {
   const clean = text.replace(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g, '');
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
+
+/**
+ * `next` with every part that did not change since `prev` replaced by `prev`'s (same object), so
+ * a chart whose data did not move is not drawn again. Within one step of the window's points
+ * (2 s on a 5-minute window) only the last point moves, and mostly only the messages.
+ */
+export function stabilize(prev: Series | undefined, next: Series): Series {
+  if (!prev || prev.from !== next.from || prev.to !== next.to || prev.stepSec !== next.stepSec) return next;
+  const out = { ...next };
+  for (const key of ['messages', 'channels', 'latency', 'methods', 'latencyPoints', 'errors', 'inFlight', 'ping'] as const) {
+    if (JSON.stringify(prev[key]) === JSON.stringify(next[key])) (out as Record<typeof key, unknown>)[key] = prev[key];
+  }
+  return out;
+}
+
+/** The parts of a series each chart draws (besides its time range): what its memo compares. */
+export const CHART_FIELDS = {
+  messages: ['messages', 'channels', 'maxMessages'],
+  latency: ['latency', 'methods', 'latencyPoints'],
+  errors: ['errors', 'maxErrors'],
+  inFlight: ['inFlight', 'maxInFlight'],
+  ping: ['ping', 'pingPoints'],
+} as const satisfies Record<string, readonly (keyof Series)[]>;

@@ -14,7 +14,8 @@ import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
 import { ListHeader } from '../../components/ListHeader';
 import { navigation, useNavigation } from '../../state/navigation';
-import { useVersion } from '../../state/useStore';
+import { getProxySessions } from '../../state/proxy-sessions';
+import { useStore, useVersion } from '../../state/useStore';
 import { importedServers } from '../traffic';
 import { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LOG_SOURCES, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
@@ -63,10 +64,11 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   );
   const lines = filtered.update(store, filter);
 
-  const names = useMemo(() => new Map([...(importedServers.get(sourceId) ?? []), ...servers].map((s) => [s.id, s.name])), [servers, sourceId]);
+  const proxies = useStore(getProxySessions(api).sessions);
+  const names = useMemo(() => new Map([...(importedServers.get(sourceId) ?? []), ...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))].map((s) => [s.id, s.name])), [servers, sourceId, proxies]);
   const nameOf = (id?: string) => (id ? (names.get(id) ?? id) : 'Switchboard');
   const serverOptions = useMemo(() => {
-    const ids = new Set(servers.map((s) => s.id));
+    const ids = new Set([...servers.map((s) => s.id), ...proxies.map((p) => p.id)]);
     // Lines of servers removed since still deserve a filter entry.
     const gone = new Set<string>();
     for (const l of store.lines) if (l.serverId && !ids.has(l.serverId)) gone.add(l.serverId);
@@ -74,10 +76,11 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
       { value: ALL, label: 'All servers' },
       { value: APP, label: 'Switchboard itself' },
       ...servers.map((s) => ({ value: s.id, label: s.name })),
+      ...proxies.map((p) => ({ value: p.id, label: `${p.info.name} (proxied)` })),
       ...[...gone].map((id) => ({ value: id, label: `${id} (removed)` })),
     ];
     // store.lines changes identity rarely; the version tick re-renders anyway.
-  }, [servers, store.lines.length]);
+  }, [servers, proxies, store.lines.length]);
 
   const asText = () => lines.map((l) => `${new Date(l.ts).toISOString()}  ${l.level.toUpperCase().padEnd(7)}  ${l.source.padEnd(6)}  ${nameOf(l.serverId)}  ${l.text}`).join('\n');
 

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { ServerStatus, ToolEntry } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { VIEWS, navigation, useNavigation } from '../../state/navigation';
+import { otlpSendDialog } from '../otlp';
 import { bulkConnect } from '../servers';
 import { exportTraceFile, pickAndImportTrace } from '../traffic';
 import { COMMANDS, flippedScheme, type CommandId } from './commands';
@@ -31,6 +32,8 @@ export function CommandPalette({ servers }: { servers: ServerStatus[] }) {
       'open-trace': () => navigation.show('traffic'),
       'export-jsonl': () => void exportTraceFile(api, 'jsonl', source.id),
       'export-har': () => void exportTraceFile(api, 'har', source.id),
+      'export-otlp': () => void exportTraceFile(api, 'otlp', source.id),
+      'send-otlp': () => otlpSendDialog.open({ sourceId: source.id, name: source.name }),
       'import-trace': () => pickAndImportTrace(api),
       'back-to-live': () => navigation.useSource({ id: 'live', name: 'Live' }),
       settings: () => setSettingsOpen(true),
@@ -38,7 +41,7 @@ export function CommandPalette({ servers }: { servers: ServerStatus[] }) {
     const commands = COMMANDS.filter((c) => c.id !== 'back-to-live' || source.id !== 'live').map((c) => ({
       id: `command:${c.id}`,
       label: c.label,
-      description: c.id.startsWith('export') && source.id !== 'live' ? `${c.description} (${source.name})` : c.description,
+      description: (c.id.startsWith('export') || c.id === 'send-otlp') && source.id !== 'live' ? `${c.description} (${source.name})` : c.description,
       keywords: [...c.keywords],
       onClick: run[c.id],
       'data-command': c.id,

@@ -9,6 +9,8 @@ export const COMMANDS = [
   { id: 'open-trace', label: 'Open trace (Traffic)', description: 'every message to and from the servers', keywords: ['trace', 'traffic', 'messages', 'network', 'log'] },
   { id: 'export-jsonl', label: 'Export trace as JSONL', description: 'the whole trace, secrets redacted, re-importable', keywords: ['export', 'download', 'save', 'trace', 'jsonl'] },
   { id: 'export-har', label: 'Export trace as HAR', description: 'HTTP exchanges and SSE messages, secrets redacted', keywords: ['export', 'download', 'save', 'har', 'http'] },
+  { id: 'export-otlp', label: 'Export trace as OTLP', description: 'OpenTelemetry traces (OTLP JSON): a span per request, secrets redacted', keywords: ['export', 'download', 'otlp', 'opentelemetry', 'otel', 'spans', 'jaeger', 'tempo'] },
+  { id: 'send-otlp', label: 'Send trace to an OpenTelemetry collector…', description: 'OTLP/HTTP, with headers for auth', keywords: ['send', 'otlp', 'opentelemetry', 'otel', 'collector', 'jaeger', 'tempo'] },
   { id: 'import-trace', label: 'Import a trace file…', description: 'opens a JSONL trace read-only', keywords: ['import', 'open', 'load', 'trace', 'file', 'jsonl'] },
   { id: 'back-to-live', label: 'Back to live', description: 'leaves the imported trace for the live one', keywords: ['live', 'imported', 'trace'] },
   { id: 'settings', label: 'Settings…', description: 'theme, remembered arguments, sign-in', keywords: ['settings', 'preferences', 'options', 'configuration'] },

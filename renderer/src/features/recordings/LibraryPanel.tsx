@@ -13,6 +13,7 @@ import { formatBytes, formatCount, formatMs } from '../../components/format';
 import { TRACE_FILE_ACCEPT, filesPickedInPage, importRecordingFile } from '../traffic';
 import { DEFAULT_SORT, cleanTags, endedView, formatStarted, nextSort, retentionForm, retentionFromForm, visibleRecordings, type Sort, type SortKey } from './library-rules';
 import { exportRecording, openRecording, replayRecording } from './recording-actions';
+import { otlpSendDialog } from '../otlp';
 
 interface Library {
   recordings: RecordingSummary[];
@@ -185,7 +186,7 @@ function RecordingRow({
   r: RecordingSummary;
   focused: boolean;
   onOpen(): void;
-  onExport(format: 'jsonl' | 'har'): void;
+  onExport(format: 'jsonl' | 'har' | 'otlp'): void;
   onReplay(): void;
   onRename(): void;
   onTags(): void;
@@ -289,6 +290,12 @@ function RecordingRow({
               </Menu.Item>
               <Menu.Item onClick={() => onExport('har')} data-testid="recording-export-har">
                 Export HAR
+              </Menu.Item>
+              <Menu.Item onClick={() => onExport('otlp')} data-testid="recording-export-otlp">
+                Export OTLP JSON
+              </Menu.Item>
+              <Menu.Item onClick={() => otlpSendDialog.open({ recordingId: r.id, name: r.name })} data-testid="recording-send-otlp">
+                Send to an OpenTelemetry collector…
               </Menu.Item>
               <Menu.Divider />
               <Menu.Item color="red" onClick={onDelete} data-testid="recording-delete">

@@ -33,7 +33,7 @@ export async function openRecording(api: Api, recording: RecordingSummary): Prom
   navigation.show('traffic');
 }
 
-export async function exportRecording(api: Api, recording: RecordingSummary, format: 'jsonl' | 'har'): Promise<void> {
+export async function exportRecording(api: Api, recording: RecordingSummary, format: 'jsonl' | 'har' | 'otlp'): Promise<void> {
   const source = await openQuietly(api, recording);
   if (source) await exportTraceFile(api, format, source.id);
 }

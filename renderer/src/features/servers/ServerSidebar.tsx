@@ -1,14 +1,17 @@
 /** The server list: live state, era, and everything you do to a server. */
-import { ActionIcon, Badge, Button, Group, Menu, Modal, ScrollArea, Stack, Text, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Menu, Modal, ScrollArea, Stack, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useEffect, useState } from 'react';
 import type { ClientFormat, LastCheck, ServerConfig, ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
+import { RowMenu } from '../../components/RowMenu';
 import { copyText } from '../../components/download';
 import { useSignInAction, useSignIns } from '../auth';
 import { DriftBadge, DriftMenuItems } from '../drift';
 import { navigation, useNavigation } from '../../state/navigation';
 import { ImportModal } from './ImportModal';
+import { CaptureModal } from '../capture';
+import { ProxySessions } from '../proxy';
 import { bulkConnect } from './bulk-connect';
 import { ServerForm } from './ServerForm';
 import { serverInfoPanel } from '../server-info';
@@ -48,6 +51,7 @@ export function ServerSidebar({ servers, loaded, onChanged, linkUp = true }: { s
   const api = useApi();
   const [adding, setAdding] = useState(false);
   const [importing, setImporting] = useState(false);
+  const [capturing, setCapturing] = useState(false);
   const [editing, setEditing] = useState<ServerConfig | null>(null);
 
   return (
@@ -60,6 +64,11 @@ export function ServerSidebar({ servers, loaded, onChanged, linkUp = true }: { s
           <Button size="compact-xs" variant="light" onClick={() => setImporting(true)} data-testid="import-open">
             Import
           </Button>
+          <Tooltip label="Put Switchboard between another MCP client and its servers" openDelay={400}>
+            <Button size="compact-xs" variant="light" onClick={() => setCapturing(true)} data-testid="capture-open">
+              Capture
+            </Button>
+          </Tooltip>
           <Button size="compact-xs" onClick={() => setAdding(true)} data-testid="add-server-open">
             Add server
           </Button>
@@ -77,6 +86,7 @@ export function ServerSidebar({ servers, loaded, onChanged, linkUp = true }: { s
             <ServerItem key={server.id} server={server} onChanged={onChanged} onEdit={() => setEditing(server.config)} linkUp={linkUp} />
           ))}
         </Stack>
+        <ProxySessions />
       </ScrollArea>
       <Modal opened={adding} onClose={() => setAdding(false)} title="Add a server" size="md">
         <ServerForm
@@ -103,6 +113,7 @@ export function ServerSidebar({ servers, loaded, onChanged, linkUp = true }: { s
         )}
       </Modal>
       <ImportModal opened={importing} onClose={() => setImporting(false)} onImported={onChanged} />
+      <CaptureModal opened={capturing} onClose={() => setCapturing(false)} />
     </Stack>
   );
 }
@@ -198,13 +209,7 @@ function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatu
           </Tooltip>
         )}
         <DriftBadge serverId={server.id} />
-        <Menu position="bottom-end" withinPortal>
-          <Menu.Target>
-            <ActionIcon size="sm" variant="subtle" aria-label={`Actions for ${server.name}`} onClick={(e) => e.stopPropagation()} data-testid="server-menu">
-              ⋯
-            </ActionIcon>
-          </Menu.Target>
-          <Menu.Dropdown onClick={(e) => e.stopPropagation()}>
+        <RowMenu label={`Actions for ${server.name}`} testId="server-menu">
             {server.state === 'connected' || server.state === 'connecting' || server.state === 'reconnecting' ? (
               <Menu.Item onClick={act('Disconnect', () => api.disconnectServer({ id: server.id }))}>Disconnect</Menu.Item>
             ) : (
@@ -225,6 +230,12 @@ function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatu
               Server info…
             </Menu.Item>
             <Menu.Item onClick={() => navigation.showTraffic({ kind: 'server', serverId: server.id })}>Show traffic</Menu.Item>
+            <Menu.Item onClick={() => navigation.showChecks({ serverId: server.id, tab: 'doctor', run: true })} data-testid="server-doctor">
+              Diagnose connection…
+            </Menu.Item>
+            <Menu.Item onClick={() => navigation.showChecks({ serverId: server.id, tab: 'conformance' })} data-testid="server-conformance">
+              Check this server (conformance)…
+            </Menu.Item>
             <DriftMenuItems server={server} />
             {target.type === 'http' && (
               <Menu.Item onClick={() => navigation.showAuth(server.id)} data-testid="server-show-auth">
@@ -248,8 +259,7 @@ function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatu
             <Menu.Item color="red" onClick={act('Remove', () => api.removeServer({ id: server.id }))} data-testid="server-remove">
               Remove
             </Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
+        </RowMenu>
       </Group>
       <Text size="xs" c="dimmed" className="mono" truncate>
         {target.type === 'stdio' ? [target.command, ...target.args].join(' ') : target.url}
@@ -264,14 +274,23 @@ function ServerItem({ server, onChanged, onEdit, linkUp }: { server: ServerStatu
           {server.error}
         </Text>
       )}
-      {needsSignIn && (
+      {(server.state === 'error' || needsSignIn) && (
         <Group gap={6} wrap="nowrap" onClick={(e) => e.stopPropagation()}>
-          <Button size="compact-xs" color="red" variant="light" loading={signingIn} disabled={server.config.disabled} onClick={() => signIn(server)} data-testid="server-signin">
-            Sign in
-          </Button>
-          <Button size="compact-xs" variant="subtle" onClick={() => navigation.showAuth(server.id)} data-testid="server-auth-details">
-            Details
-          </Button>
+          {needsSignIn && (
+            <Button size="compact-xs" color="red" variant="light" loading={signingIn} disabled={server.config.disabled} onClick={() => signIn(server)} data-testid="server-signin">
+              Sign in
+            </Button>
+          )}
+          {server.state === 'error' && (
+            <Button size="compact-xs" variant="light" onClick={() => navigation.showChecks({ serverId: server.id, tab: 'doctor', run: true })} data-testid="server-diagnose">
+              Diagnose
+            </Button>
+          )}
+          {needsSignIn && (
+            <Button size="compact-xs" variant="subtle" onClick={() => navigation.showAuth(server.id)} data-testid="server-auth-details">
+              Details
+            </Button>
+          )}
         </Group>
       )}
       {(testing || check) && (

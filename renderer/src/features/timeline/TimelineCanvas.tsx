@@ -13,7 +13,7 @@ import type { TimelineModel } from './model';
 import { useTimelinePalette, type TimelinePalette } from './palette';
 import { clockLabel, formatDuration } from './scale';
 import { describeHit } from './describe';
-import { serverNames } from '../charts';
+import { useServerNames } from '../charts';
 
 interface View {
   start: number;
@@ -68,7 +68,7 @@ export function TimelineCanvas(props: {
   const axisRef = useRef<HTMLCanvasElement>(null);
   const scrollTop = useRef(0);
 
-  const names = useMemo(() => serverNames(servers, source), [servers, source]);
+  const names = useServerNames(servers, source);
   const order = useMemo(() => servers.map((s) => s.id), [servers]);
   const layout: Layout = useMemo(
     () => computeLayout(model, order, collapsed),
@@ -294,6 +294,7 @@ export function TimelineCanvas(props: {
       data-follow={view === null ? 'true' : 'false'}
       data-lanes={laneCount}
       data-events={model.count}
+      data-last-seq={model.lastSeq}
       tabIndex={0}
       onKeyDown={onKeyDown}
       style={{ outline: 'none' }}

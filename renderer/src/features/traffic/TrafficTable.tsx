@@ -6,6 +6,7 @@
 import { notifications } from '@mantine/notifications';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, type CSSProperties, type KeyboardEvent } from 'react';
+import { isProxyServerId } from '../../../../contract/proxy';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
 import { useTraceBuffer } from '../../state/live';
@@ -23,7 +24,7 @@ import {
   methodStatus,
   shortSession,
 } from './format';
-import { ExchangeGroup, ListModel, type RowModel } from './models';
+import { ExchangeGroup, ListModel, WindowModel, type RowModel } from './models';
 import classes from './TrafficView.module.css';
 import { traffic, useTrafficState } from './traffic-store';
 
@@ -156,6 +157,16 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
       } else if (r.seq <= st.clearedThrough) {
         traffic.restoreView();
         return;
+      } else if (model instanceof WindowModel) {
+        // Main says where it is among the matches (asked once; the answer bumps the version).
+        const where = model.locate(r.seq);
+        if (where === 'pending') return;
+        if (where === 'absent' && filtered && r.seq <= status.total) {
+          reveal.current.tries = 0;
+          traffic.clearFilters();
+          notifications.show({ title: 'Filters cleared', message: `Event #${r.seq} does not match the filters, so they were cleared to show it.` });
+          return;
+        }
       }
       if (reveal.current.tries < 30) return; // not arrived yet: retried on the next tick
       reveal.current = { nonce: r.nonce, tries: 0 };
@@ -313,6 +324,19 @@ function serverName(names: ReadonlyMap<string, string>, id: string): string {
   return names.get(id) ?? id;
 }
 
+/** The server column: a proxied session's name carries its "px" tag. */
+function ServerCell({ id, name }: { id: string; name: string }) {
+  if (!isProxyServerId(id)) return <span>{name}</span>;
+  return (
+    <span title={`${name}: a session seen through switchboard proxy`}>
+      <span className={classes.proxyTag} data-testid="traffic-proxy-tag">
+        px
+      </span>
+      {name}
+    </span>
+  );
+}
+
 /** Clicking a row inspects it: the table stops following so the row stays put. */
 function onRowClick(seq: number) {
   traffic.select(seq);
@@ -377,7 +401,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
     >
       <span className={classes.num}>{event.seq}</span>
       <span>{formatTime(event.ts)}</span>
-      <span>{name}</span>
+      <ServerCell id={event.server} name={name} />
       <span>{channel}</span>
       <span>{DIR_ARROW[event.dir]}</span>
       <span>{event.kind}</span>
@@ -433,7 +457,7 @@ function GroupRow({ group, style, selected, open, names, live }: { group: Exchan
     >
       <span className={classes.num}>{group.seq}</span>
       <span>{formatTime(group.first.ts)}</span>
-      <span>{serverName(names, head.server)}</span>
+      <ServerCell id={head.server} name={serverName(names, head.server)} />
       <span>{channel}</span>
       <span>⇄</span>
       <span>exchange</span>

@@ -3,21 +3,23 @@
  * imported trace read-only), filters that query main, exchanges grouped with their SSE events,
  * a detail pane with headers, bodies and streams, follow/pause, export and import.
  */
-import { Badge, Button, Group, Menu, Switch, Text, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Menu, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { ServerStatus } from '../../../../contract';
+import { isProxyServerId, type ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
 import { LiveContext, useTraceBuffer } from '../../state/live';
 import { useNavigation } from '../../state/navigation';
-import { useVersion } from '../../state/useStore';
+import { getProxySessions } from '../../state/proxy-sessions';
+import { useStore, useVersion } from '../../state/useStore';
 import { formatCount } from '../../components/format';
 import { isErrorEvent } from './format';
-import { ListModel, SeqModel, type RowModel } from './models';
+import { ListModel, SeqModel, WindowModel, type RowModel } from './models';
 import { TrafficDetail } from './TrafficDetail';
 import { TrafficFilters } from './TrafficFilters';
 import { TrafficTable } from './TrafficTable';
 import classes from './TrafficView.module.css';
 import { exportTraceFile, filesPickedInPage, importTraceFile, TRACE_FILE_ACCEPT } from './trace-files';
+import { otlpSendDialog } from '../otlp';
 import { filterQuery, handledIntents, hasFilters, importedServers, traffic, useTrafficState } from './traffic-store';
 
 export function TrafficView({ servers }: { servers: ServerStatus[] }) {
@@ -28,6 +30,7 @@ export function TrafficView({ servers }: { servers: ServerStatus[] }) {
   const sourceId = nav.source.id;
   const isLive = sourceId === 'live';
   const buffer = liveStores?.trace ?? null;
+  const proxies = useStore(getProxySessions(api).sessions);
 
   useLayoutEffect(() => traffic.useSource(sourceId), [sourceId]);
 
@@ -50,16 +53,17 @@ export function TrafficView({ servers }: { servers: ServerStatus[] }) {
 
   const names = useMemo(() => {
     const map = new Map<string, string>();
-    if (isLive) for (const s of servers) map.set(s.id, s.name);
+    if (isLive) for (const s of [...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))]) map.set(s.id, s.name);
     else for (const s of importedServers.get(sourceId) ?? []) map.set(s.id, s.name);
     return map;
-  }, [servers, isLive, sourceId]);
-  const serverOptions = useMemo(() => [...names].map(([value, label]) => ({ value, label })), [names]);
+  }, [servers, isLive, sourceId, proxies]);
+  const serverOptions = useMemo(() => [...names].map(([value, label]) => ({ value, label: isProxyServerId(value) ? `${label} (proxied)` : label })), [names]);
 
-  // The row model: unfiltered → every event by seq; filtered or grouped → a list from main.
+  // The row model: unfiltered → every event by seq; filtered → windows of matches from main's
+  // store (main filters); grouped → a list of exchanges from main.
   const filtered = hasFilters(st.filters);
   const queryKey = filtered ? JSON.stringify(filterQuery(st.filters)) : '';
-  const kind = !filtered && !st.grouped ? 'seq' : 'list';
+  const kind = st.grouped ? 'list' : filtered ? 'window' : 'seq';
   const listBaseline = kind === 'list' && isLive ? st.clearedThrough : 0;
   const [model, setModel] = useState<RowModel>();
   useEffect(() => {
@@ -67,13 +71,15 @@ export function TrafficView({ servers }: { servers: ServerStatus[] }) {
     const created: RowModel =
       kind === 'seq'
         ? new SeqModel(api, sourceId, liveBuffer)
-        : new ListModel(api, sourceId, liveBuffer, queryKey ? (JSON.parse(queryKey) as Record<string, unknown>) : null, isLive, st.grouped, traffic.get().expanded, listBaseline, isErrorEvent);
-    if (created instanceof SeqModel) created.configure(isLive ? traffic.get().clearedThrough : 0, isLive ? traffic.get().pausedAt : undefined);
+        : kind === 'window'
+          ? new WindowModel(api, sourceId, JSON.parse(queryKey) as Record<string, unknown>, isLive)
+          : new ListModel(api, sourceId, liveBuffer, queryKey ? (JSON.parse(queryKey) as Record<string, unknown>) : null, isLive, st.grouped, traffic.get().expanded, listBaseline, isErrorEvent);
+    if (created instanceof SeqModel || created instanceof WindowModel) created.configure(isLive ? traffic.get().clearedThrough : 0, isLive ? traffic.get().pausedAt : undefined);
     setModel(created);
     return () => created.dispose();
   }, [api, buffer, sourceId, isLive, kind, queryKey, st.grouped, listBaseline]);
   useLayoutEffect(() => {
-    if (model instanceof SeqModel) model.configure(isLive ? st.clearedThrough : 0, isLive ? st.pausedAt : undefined);
+    if (model instanceof SeqModel || model instanceof WindowModel) model.configure(isLive ? st.clearedThrough : 0, isLive ? st.pausedAt : undefined);
   }, [model, isLive, st.clearedThrough, st.pausedAt]);
   useEffect(() => {
     if (model instanceof ListModel) model.setExpanded(st.expanded);
@@ -156,7 +162,7 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
   const fileRef = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
-  const exportTrace = async (format: 'jsonl' | 'har') => {
+  const exportTrace = async (format: 'jsonl' | 'har' | 'otlp') => {
     setBusy(format);
     await exportTraceFile(api, format, sourceId);
     setBusy(null);
@@ -190,6 +196,21 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
           </Badge>
         </Tooltip>
       )}
+      <Tooltip label="Jump to an event by its number (#): the table scrolls to it and selects it">
+        <TextInput
+          size="xs"
+          w={92}
+          placeholder="Go to #"
+          aria-label="Go to event number"
+          inputMode="numeric"
+          onKeyDown={(e) => {
+            if (e.key !== 'Enter') return;
+            const seq = Number(e.currentTarget.value.replace(/[#,\s]/g, ''));
+            if (Number.isInteger(seq) && seq >= 1) traffic.reveal(seq);
+          }}
+          data-testid="traffic-goto"
+        />
+      </Tooltip>
       <Switch size="xs" label="Group by exchange" checked={grouped} onChange={(e) => traffic.setGrouped(e.currentTarget.checked)} data-testid="traffic-group-toggle" />
       {isLive && (
         <>
@@ -203,7 +224,7 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
       )}
       <Menu position="bottom-end" withinPortal>
         <Menu.Target>
-          <Button size="compact-xs" variant="default" loading={busy === 'jsonl' || busy === 'har'} data-testid="traffic-export">
+          <Button size="compact-xs" variant="default" loading={busy === 'jsonl' || busy === 'har' || busy === 'otlp'} data-testid="traffic-export">
             Export ▾
           </Button>
         </Menu.Target>
@@ -214,6 +235,12 @@ function TrafficActions({ sourceId, sourceName, isLive, paused, grouped, follow 
           </Menu.Item>
           <Menu.Item onClick={() => void exportTrace('har')} data-testid="traffic-export-har">
             HAR (HTTP exchanges, SSE messages)
+          </Menu.Item>
+          <Menu.Item onClick={() => void exportTrace('otlp')} data-testid="traffic-export-otlp">
+            OTLP JSON (OpenTelemetry traces)
+          </Menu.Item>
+          <Menu.Item onClick={() => otlpSendDialog.open({ sourceId, name: isLive ? 'Live' : sourceName })} data-testid="traffic-send-otlp">
+            Send to an OpenTelemetry collector…
           </Menu.Item>
         </Menu.Dropdown>
       </Menu>
@@ -275,6 +302,7 @@ function StatusBar({
   const count = status.count;
   let label: string;
   if (model?.kind === 'seq') label = `${formatCount(count)} events`;
+  else if (model?.kind === 'window') label = `${formatCount(count)} matching · ${formatCount(status.total)} events in the trace`;
   else if (filtered) label = `${formatCount(status.events)}${status.exact ? '' : '+'} matching${grouped ? ` in ${formatCount(count)} rows` : ''} · ${formatCount(status.total)} events in the trace`;
   else label = `${formatCount(count)} rows · ${formatCount(status.events)}${status.exact ? '' : '+'} events`;
   const held = isLive && paused ? buffer.pendingCount : 0;

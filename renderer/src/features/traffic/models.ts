@@ -1,13 +1,15 @@
 /**
  * The rows behind the Traffic table, kept outside React (a flood is thousands of events a
  * second; the table reads a model on the buffer's throttled tick and renders only what is on
- * screen). Two models:
+ * screen). Three models:
  *
  * - `SeqModel`: everything, unfiltered. Main numbers events 1..total without gaps, so row i is
  *   event `clearedThrough + i + 1`. Rows in the live window come from the trace buffer; any
  *   other row (scrolled above the window, or an imported trace) is paged from main with
  *   `traceQuery` on demand, a page at a time, and cached (bounded). The count is exact.
- * - `ListModel`: filtered and/or grouped by exchange. The newest matching page is loaded from
+ * - `WindowModel`: filtered (not grouped). Main filters on its index and answers rows by position
+ *   among the matches (`traceWindow`); the page keeps only the rows around the screen.
+ * - `ListModel`: grouped by exchange (filtered or not). The newest matching page is loaded from
  *   main (`order: 'desc'`), older pages as the user scrolls up (`cursor`), newer ones as the
  *   live trace grows. Unfiltered + grouped live reads the buffer's window instead.
  */
@@ -65,7 +67,7 @@ export interface ModelStatus {
 }
 
 export interface RowModel {
-  readonly kind: 'seq' | 'list';
+  readonly kind: 'seq' | 'list' | 'window';
   readonly count: number;
   rowAt(index: number): Row | undefined;
   /** The seq a row stands for, even when it is not loaded yet. */
@@ -93,7 +95,7 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
 // ---------------------------------------------------------------------------------------
 
 const PAGE = 500;
-const MAX_PAGES = 80;
+const MAX_PAGES = 16;
 const MAX_INFLIGHT = 3;
 
 export class SeqModel extends Signal implements RowModel {
@@ -457,5 +459,204 @@ export class ListModel extends Signal implements RowModel {
     this.rows = rows;
     this.rowsDirty = false;
     return rows;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+/** Rows asked of main at a time, and how many the page keeps (on screen plus a margin). */
+const WINDOW_PAGE = 200;
+const WINDOW_MARGIN = 100;
+const WINDOW_KEEP = 2_000;
+
+/**
+ * Filtered rows from main's store (#15, `traceWindow`): main evaluates the filters on its index
+ * and answers rows by position among the matches, with the match count; this model keeps only
+ * the rows around what is on screen. Live, it re-asks on the buffer's tick (one request at a
+ * time), so the count follows the trace; paused, main counts only up to the paused seq. Jumping
+ * to a seq asks main for its position (`locate`).
+ */
+export class WindowModel extends Signal implements RowModel {
+  readonly kind = 'window' as const;
+  /** Rows by position among the matches. */
+  private readonly rows = new Map<number, TraceEvent>();
+  private readonly positions = new Map<number, number>();
+  private readonly located = new Map<number, number>();
+  private readonly locating = new Set<number>();
+  private inflight = 0;
+  private refreshing = false;
+  private matched = 0;
+  private total = 0;
+  private loaded = false;
+  private configured = false;
+  private wanted: [number, number] = [0, -1];
+  private baseline = 0;
+  private frozen: number | undefined;
+  /** Bumped when the bounds change: answers to older requests are dropped. */
+  private epoch = 0;
+  private error: string | undefined;
+
+  constructor(
+    private readonly api: SwitchboardApi,
+    private readonly source: string,
+    /** Filters as traceQuery args. */
+    private readonly query: Record<string, unknown>,
+    private readonly live: boolean,
+  ) {
+    super();
+  }
+
+  /** Hides events up to this seq ("Clear view") and holds the end still while paused; then (re)loads. */
+  configure(baseline: number, frozen: number | undefined): void {
+    if (this.configured && baseline === this.baseline && frozen === this.frozen) return;
+    this.configured = true;
+    this.baseline = baseline;
+    this.frozen = frozen;
+    this.epoch++;
+    this.rows.clear();
+    this.positions.clear();
+    this.located.clear();
+    this.inflight = 0;
+    this.refreshing = false;
+    this.request({ limit: WINDOW_PAGE }, true);
+  }
+
+  get count(): number {
+    return this.matched;
+  }
+
+  rowAt(index: number): TraceEvent | undefined {
+    return this.rows.get(index);
+  }
+
+  seqAt(index: number): number | undefined {
+    return this.rows.get(index)?.seq;
+  }
+
+  visible(start: number, end: number): void {
+    this.wanted = [Math.max(0, start), end];
+    this.pump();
+  }
+
+  indexOfSeq(seq: number): number {
+    const known = this.positions.get(seq) ?? this.located.get(seq);
+    if (known !== undefined) return known;
+    this.locate(seq);
+    return -1;
+  }
+
+  /** Where an event is among the matches: its position, 'absent' (it does not match), or 'pending' (asked). */
+  locate(seq: number): number | 'absent' | 'pending' {
+    const known = this.positions.get(seq) ?? this.located.get(seq);
+    if (known !== undefined) return known < 0 ? 'absent' : known;
+    if (!this.locating.has(seq) && this.loaded) {
+      this.locating.add(seq);
+      const epoch = this.epoch;
+      this.api.traceWindow({ ...this.bounds(), aroundSeq: seq, limit: WINDOW_PAGE }).then(
+        (win) => {
+          this.locating.delete(seq);
+          if (epoch !== this.epoch || this.disposed) return;
+          this.take(win);
+          this.located.set(seq, win.at ?? -1);
+          this.notify();
+        },
+        (error) => {
+          this.locating.delete(seq);
+          this.error = errorMessage(error);
+          this.located.set(seq, -1);
+          this.notify();
+        },
+      );
+    }
+    return 'pending';
+  }
+
+  tick(paused: boolean): void {
+    if (!this.live || paused || !this.loaded || this.refreshing || this.disposed) return;
+    // One refresh at a time: the count, and the rows on screen (a channel filter may place a late-answered request).
+    const [start, end] = this.wanted;
+    const from = Math.max(0, start - WINDOW_MARGIN);
+    this.refreshing = true;
+    this.request({ offset: from, limit: Math.min(2000, Math.max(WINDOW_PAGE, end - from + 1 + WINDOW_MARGIN)) }, false, () => (this.refreshing = false));
+  }
+
+  status(): ModelStatus {
+    return { count: this.matched, events: this.matched, total: this.total, exact: true, loading: !this.loaded, loadingOlder: this.inflight > 0, error: this.error };
+  }
+
+  private bounds(): Record<string, unknown> {
+    return { ...this.query, source: this.source, ...(this.baseline ? { afterSeq: this.baseline } : {}), ...(this.frozen !== undefined ? { throughSeq: this.frozen } : {}) };
+  }
+
+  private request(range: { offset?: number; limit: number }, first: boolean, done?: () => void): void {
+    const epoch = this.epoch;
+    this.inflight++;
+    this.api.traceWindow({ ...this.bounds(), ...range }).then(
+      (win) => {
+        if (epoch !== this.epoch || this.disposed) return;
+        this.inflight--;
+        done?.();
+        if (first) this.loaded = true;
+        this.take(win);
+        this.notify();
+        this.pump();
+      },
+      (error) => {
+        if (epoch !== this.epoch) return;
+        this.inflight--;
+        done?.();
+        this.loaded = true;
+        this.error = errorMessage(error);
+        this.notify();
+      },
+    );
+  }
+
+  private take(win: { events: TraceEvent[]; offset: number; matched: number; total: number }): void {
+    if (win.matched < this.matched) {
+      // Fewer matches than before (a channel filter re-placed late answers): positions moved.
+      this.rows.clear();
+      this.positions.clear();
+      this.located.clear();
+    }
+    this.matched = win.matched;
+    this.total = Math.max(this.total, win.total);
+    win.events.forEach((event, k) => {
+      const at = win.offset + k;
+      const old = this.rows.get(at);
+      if (old && old.seq !== event.seq) this.positions.delete(old.seq);
+      this.rows.set(at, event);
+      this.positions.set(event.seq, at);
+    });
+    this.evict();
+  }
+
+  /** Loads the first missing run of rows around what is on screen (two requests at most in flight). */
+  private pump(): void {
+    if (this.disposed || !this.loaded || this.inflight >= 2) return;
+    const [start, end] = this.wanted;
+    if (end < start) return; // nothing on screen yet
+    const from = Math.max(0, start - WINDOW_MARGIN);
+    const to = Math.min(this.matched - 1, end + WINDOW_MARGIN);
+    let missing = -1;
+    for (let i = from; i <= to; i++) {
+      if (!this.rows.has(i)) {
+        missing = i;
+        break;
+      }
+    }
+    if (missing < 0) return;
+    // Only the rows on screen are urgent: load from the first missing one, a page at a time.
+    this.request({ offset: missing, limit: Math.min(2000, Math.max(WINDOW_PAGE, to - missing + 1)) }, false);
+  }
+
+  private evict(): void {
+    if (this.rows.size <= WINDOW_KEEP) return;
+    const center = (this.wanted[0] + this.wanted[1]) / 2;
+    const far = [...this.rows.keys()].sort((a, b) => Math.abs(b - center) - Math.abs(a - center));
+    for (const at of far.slice(0, this.rows.size - WINDOW_KEEP)) {
+      this.positions.delete(this.rows.get(at)!.seq);
+      this.rows.delete(at);
+    }
   }
 }

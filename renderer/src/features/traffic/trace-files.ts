@@ -34,7 +34,7 @@ export function filesPickedInPage(): boolean {
 }
 
 /** Saves the whole trace of `source` (live, an imported one, a recording), secrets redacted; a failure is a notification. */
-export async function exportTraceFile(api: Api, format: 'jsonl' | 'har', source: string): Promise<void> {
+export async function exportTraceFile(api: Api, format: 'jsonl' | 'har' | 'otlp', source: string): Promise<void> {
   try {
     if (bulkTransfer()) {
       await downloadTrace(format, source);

@@ -1,0 +1,1 @@
+export { ChecksView } from './ChecksView';

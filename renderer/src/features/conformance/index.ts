@@ -1,0 +1,1 @@
+export { ConformancePanel } from './ConformancePanel';

@@ -1,0 +1,2 @@
+export { OtlpSendModal } from './OtlpSendModal';
+export { otlpSendDialog, type OtlpSendTarget } from './send-dialog';

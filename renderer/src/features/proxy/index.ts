@@ -1,0 +1,1 @@
+export { ProxySessions } from './ProxySessions';
