@@ -33,7 +33,7 @@ import type { Browser, Page } from '@playwright/test';
 import { launchChromium } from './support/chromium';
 import { startFixture } from '../test/fixtures/everything/harness';
 import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from '../test/e2e/support/browser-mode';
-import { frameStats, startFrameProbe, stopFrameProbe, type FrameStats } from '../test/e2e/support/traffic';
+import { frameStats, longTasks, startFrameProbe, stopFrameProbe, type FrameStats } from '../test/e2e/support/traffic';
 import { missed, printGoals, type GoalRow } from './goals';
 
 type View = 'traffic' | 'charts' | 'timeline';
@@ -210,6 +210,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
     }
     await sleep(100); // the frame after it
     const frames = frameStats(await stopFrameProbe(page));
+    const tasks = await longTasks(page);
     const log = await readWatch(page);
     const visibleAt = log.find(([, value]) => value >= target)?.[0];
     // lag: from main's record of the last event until it is on screen (the batch's arrival as Playwright
@@ -227,7 +228,8 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
         `${result.batches} trace batches (${(batchBytes / 1e6).toFixed(1)} MB); shows ${shown} of ${target}; ` +
         `lag ${lagMs === null ? 'never (timeout)' : `${(lagMs / 1000).toFixed(2)} s`} after main recorded the last event` +
         `${wsLagMs === null ? '' : ` (${(wsLagMs / 1000).toFixed(2)} s after its batch was reported on the WebSocket)`}; ` +
-        `frames p50=${frames.p50} p95=${frames.p95} p99=${frames.p99} max=${frames.max} ms (${frames.frames} frames, ${frames.long} over 50 ms, ${frames.longMs} ms in them)`,
+        `frames p50=${frames.p50} p95=${frames.p95} p99=${frames.p99} max=${frames.max} ms (${frames.frames} frames, ${frames.long} over 50 ms, ${frames.longMs} ms in them); ` +
+        `page long tasks ${tasks.count} (${tasks.totalMs} ms, max ${tasks.maxMs} ms, ${tasks.over100} of 100 ms or more)`,
     );
     return result;
   } finally {

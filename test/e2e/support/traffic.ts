@@ -136,6 +136,9 @@ interface FrameProbe {
   requestAnimationFrame(callback: (time: number) => void): number;
   __frames?: number[];
   __framesStop?: boolean;
+  /** The page's own long tasks (> 50 ms of script, style, layout) while the probe ran: [start, duration]. */
+  __longTasks?: [number, number][];
+  __longTaskObserver?: PerformanceObserver;
 }
 
 export async function startFrameProbe(page: Page): Promise<void> {
@@ -143,6 +146,12 @@ export async function startFrameProbe(page: Page): Promise<void> {
     const g = globalThis as unknown as FrameProbe;
     g.__frames = [];
     g.__framesStop = false;
+    g.__longTasks = [];
+    g.__longTaskObserver?.disconnect();
+    g.__longTaskObserver = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) g.__longTasks!.push([entry.startTime, entry.duration]);
+    });
+    g.__longTaskObserver.observe({ type: 'longtask', buffered: false });
     let last = -1;
     const loop = (time: number) => {
       if (last >= 0) g.__frames!.push(time - last);
@@ -159,6 +168,17 @@ export async function stopFrameProbe(page: Page): Promise<number[]> {
     g.__framesStop = true;
     return g.__frames ?? [];
   });
+}
+
+/** The page's long tasks while the frame probe ran (a long frame with none is the page waiting for a CPU, not working). */
+export async function longTasks(page: Page): Promise<{ count: number; totalMs: number; maxMs: number; over100: number }> {
+  const tasks = await page.evaluate(() => {
+    const g = globalThis as unknown as FrameProbe;
+    g.__longTaskObserver?.disconnect();
+    return g.__longTasks ?? [];
+  });
+  const durations = tasks.map(([, d]) => d);
+  return { count: durations.length, totalMs: round(durations.reduce((a, b) => a + b, 0)), maxMs: round(Math.max(0, ...durations)), over100: durations.filter((d) => d >= 100).length };
 }
 
 export interface FrameStats {
@@ -225,9 +245,11 @@ export async function floodLiveTrace(
 }
 
 /**
- * Runs `action` in the page (or, without one, only starts watching) and resolves with the ms from
- * just before it until the first animation frame in which `selector` matches an element: the
- * response is on screen in that frame. `waitVisible` then collects the figure.
+ * Runs `action` in the page and times from just before it until the first animation frame in
+ * which `selector` matches an element: the response is on screen in that frame. Without an action
+ * it only starts watching, and the clock starts at the next Enter the page receives (the key a
+ * person presses to filter or jump: Playwright's own round trip to press it is not the app's time).
+ * `waitVisible` then collects the figure.
  */
 export async function watchFor(page: Page, selector: string, action?: { scrollIndex: number }): Promise<void> {
   await page.evaluate(
@@ -240,6 +262,14 @@ export async function watchFor(page: Page, selector: string, action?: { scrollIn
         if (g.document.querySelector(selector)) watch.at = performance.now();
         else g.requestAnimationFrame(loop);
       };
+      if (!action) {
+        const onKey = (event: { key: string; timeStamp: number }) => {
+          if (event.key !== 'Enter') return;
+          g.removeEventListener('keydown', onKey, true);
+          if (g.__watch === watch && watch.at === undefined) watch.t0 = event.timeStamp;
+        };
+        g.addEventListener('keydown', onKey, true);
+      }
       if (action) {
         const el = g.document.querySelector('[data-testid="traffic-table"]') as unknown as { scrollTop: number; getAttribute(n: string): string | null };
         el.scrollTop = action.scrollIndex * Number(el.getAttribute('data-row-height'));

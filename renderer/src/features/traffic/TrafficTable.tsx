@@ -133,8 +133,10 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
     if (el) setScroll(count * ROW_H - el.clientHeight);
   }, [count, st.follow, live, model]);
 
-  // Reveal a requested event (from another view, or "show in table").
-  useEffect(() => {
+  // Reveal a requested event (from another view, "show in table", "Go to #"). A layout effect: the
+  // question to main leaves, and the scroll to its answer happens, before the frame is painted,
+  // not one painted frame later.
+  useLayoutEffect(() => {
     const r = st.reveal;
     if (!model || !r || r.nonce === reveal.current.nonce) return;
     const status = model.status();
