@@ -20,6 +20,8 @@ export interface ProfileSummary {
   /** Self time in Switchboard's own tracking code (main/core/, contract/). */
   trackingUs: number;
   gcUs: number;
+  /** Self time of every function (µs, keyed as `top`'s rows), for comparing two profiles. */
+  all: Record<string, number>;
 }
 
 interface CpuProfileNode {
@@ -73,7 +75,7 @@ export function summarizeProfile(profile: CpuProfile, topN = 12): ProfileSummary
     .sort((a, b) => b[1] - a[1])
     .slice(0, topN)
     .map(([fn, us]) => ({ fn, selfUs: us, share: totalUs - idle > 0 ? us / (totalUs - idle) : 0 }));
-  return { totalUs, busyUs: totalUs - idle, top, trackingUs, gcUs };
+  return { totalUs, busyUs: totalUs - idle, top, trackingUs, gcUs, all: Object.fromEntries(merged) };
 }
 
 /** A Profiler session on this process: `start()`, run the work, `stop()` for its summary. */

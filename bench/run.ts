@@ -448,6 +448,17 @@ function printProfiles(results: WorkloadResult[]): void {
       rows.push([m?.[1] ?? row.fn, m?.[2] ?? '', t(row.selfUs), `${f(row.share * 100, 1)} %`]);
     }
     console.log(table(rows));
+    // Where the difference lands: per function, tracked − untracked µs per unit (each side's own share × CPU time).
+    const u = (us: number): number => (p.untracked.busyUs > 0 ? us / p.untracked.busyUs : 0) * cpu.untracked;
+    const v = (us: number): number => (p.tracked.busyUs > 0 ? us / p.tracked.busyUs : 0) * cpu.tracked;
+    const names = new Set([...Object.keys(p.tracked.all), ...Object.keys(p.untracked.all)]);
+    const added = [...names].map((fn) => ({ fn, delta: v(p.tracked.all[fn] ?? 0) - u(p.untracked.all[fn] ?? 0) })).sort((a, b) => b.delta - a.delta);
+    const diff: string[][] = [['tracked − untracked: most added', 'file', `µs/${p.unit}`]];
+    for (const row of added.slice(0, 10)) {
+      const m = /^(.*) \((.*)\)$/.exec(row.fn);
+      diff.push([m?.[1] ?? row.fn, m?.[2] ?? '', f(row.delta, 2)]);
+    }
+    console.log(table(diff));
   }
 }
 

@@ -162,8 +162,11 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
     // Every trace batch's arrival and the total it reports (the frame's tail: no parse of a 1 MB frame here).
     const arrivals: { at: number; total: number }[] = [];
     let batchBytes = 0;
+    /** Times main held pushes back because the page read too slowly (each one makes the page query again). */
+    let resyncs = 0;
     page.on('websocket', (ws) => {
       ws.on('framereceived', ({ payload }) => {
+        if (typeof payload === 'string' && payload.startsWith('{"type":"event","event":"resync"')) resyncs++;
         if (typeof payload !== 'string' || !payload.startsWith('{"type":"event","event":"traceBatch"')) return;
         const at = Date.now();
         const match = /"total":(\d+)\}\}$/.exec(payload.slice(-40));
@@ -225,7 +228,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
     const result = { view, count, spreadMs, frames, lagMs, floodMs, batches: arrivals.length, batchBytes, shown, target };
     console.log(
       `[ui-flood] ${view}, ${count.toLocaleString('en-US')} in ${spreadMs / 1000} s: flood call ${(floodMs / 1000).toFixed(1)} s; ` +
-        `${result.batches} trace batches (${(batchBytes / 1e6).toFixed(1)} MB); shows ${shown} of ${target}; ` +
+        `${result.batches} trace batches (${(batchBytes / 1e6).toFixed(1)} MB, ${resyncs} resyncs); shows ${shown} of ${target}; ` +
         `lag ${lagMs === null ? 'never (timeout)' : `${(lagMs / 1000).toFixed(2)} s`} after main recorded the last event` +
         `${wsLagMs === null ? '' : ` (${(wsLagMs / 1000).toFixed(2)} s after its batch was reported on the WebSocket)`}; ` +
         `frames p50=${frames.p50} p95=${frames.p95} p99=${frames.p99} max=${frames.max} ms (${frames.frames} frames, ${frames.long} over 50 ms, ${frames.longMs} ms in them); ` +

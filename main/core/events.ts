@@ -56,25 +56,33 @@ export class EventHub {
 
 /**
  * Collects items and flushes them at most every `intervalMs`, so a flood becomes a few
- * messages per second instead of one message per item.
+ * messages per second instead of one message per item. With `maxItems`, a batch that reaches it
+ * is flushed on the next turn of the event loop instead of waiting for the timer: under a flood
+ * the receiver gets more, smaller messages (each one a short task to parse and apply) rather than
+ * a few large ones that each stall it.
  */
 export class Batcher<T> {
   private pending: T[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly flush: (items: T[]) => void,
     private readonly intervalMs = 100,
+    private readonly maxItems = Infinity,
   ) {}
 
   push(item: T): void {
     this.pending.push(item);
     this.timer ??= setTimeout(() => this.drain(), this.intervalMs);
+    if (this.pending.length >= this.maxItems) this.soon ??= setImmediate(() => this.drain());
   }
 
   drain(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.soon) clearImmediate(this.soon);
+    this.soon = undefined;
     if (this.pending.length === 0) return;
     const items = this.pending;
     this.pending = [];

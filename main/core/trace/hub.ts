@@ -14,6 +14,8 @@ export interface TraceHubOptions {
   pushIntervalMs?: number;
   /** Bodies larger than this are left out of pushed events (default 8 KiB). */
   pushBodyBytes?: number;
+  /** A push carries at most this many events; a batch is pushed as soon as it holds them, before the interval is up (default 2,000). */
+  pushBatchEvents?: number;
 }
 
 const RECENT_BUCKETS = 3;
@@ -31,7 +33,16 @@ export class TraceHub {
     if (!events) return;
     const interval = options.pushIntervalMs ?? 250;
     const limit = options.pushBodyBytes ?? 8 * 1024;
-    this.batcher = new Batcher((batch) => events.emit('traceBatch', { events: batch.map((e) => slim(e, limit)), total: this.store.size }), interval);
+    const most = options.pushBatchEvents ?? 2_000;
+    // A batch is at most `most` events, so the page parses and applies each push in a short task,
+    // even when main fell behind and a turn of its event loop recorded thousands at once.
+    this.batcher = new Batcher(
+      (batch) => {
+        for (let at = 0; at < batch.length; at += most) events.emit('traceBatch', { events: batch.slice(at, at + most).map((e) => slim(e, limit)), total: this.store.size });
+      },
+      interval,
+      most,
+    );
     this.store.subscribe((event) => this.batcher!.push(event));
     this.timer = setInterval(() => {
       for (const server of this.snapshots.takeDirty()) {

@@ -138,7 +138,8 @@ interface FrameProbe {
   __framesStop?: boolean;
   /** The page's own long tasks (> 50 ms of script, style, layout) while the probe ran: [start, duration]. */
   __longTasks?: [number, number][];
-  __longTaskObserver?: PerformanceObserver;
+  __longTaskObserver?: { observe(options: { type: string; buffered?: boolean }): void; disconnect(): void };
+  PerformanceObserver: new (callback: (list: { getEntries(): { startTime: number; duration: number }[] }) => void) => NonNullable<FrameProbe['__longTaskObserver']>;
 }
 
 export async function startFrameProbe(page: Page): Promise<void> {
@@ -148,7 +149,7 @@ export async function startFrameProbe(page: Page): Promise<void> {
     g.__framesStop = false;
     g.__longTasks = [];
     g.__longTaskObserver?.disconnect();
-    g.__longTaskObserver = new PerformanceObserver((list) => {
+    g.__longTaskObserver = new g.PerformanceObserver((list) => {
       for (const entry of list.getEntries()) g.__longTasks!.push([entry.startTime, entry.duration]);
     });
     g.__longTaskObserver.observe({ type: 'longtask', buffered: false });
@@ -254,7 +255,12 @@ export async function floodLiveTrace(
 export async function watchFor(page: Page, selector: string, action?: { scrollIndex: number }): Promise<void> {
   await page.evaluate(
     ({ selector, action }) => {
-      const g = globalThis as unknown as PageGlobals & { __watch?: { t0: number; at?: number }; __watchStop?: boolean };
+      const g = globalThis as unknown as PageGlobals & {
+        __watch?: { t0: number; at?: number };
+        __watchStop?: boolean;
+        addEventListener(type: 'keydown', listener: (event: { key: string; timeStamp: number }) => void, capture: boolean): void;
+        removeEventListener(type: 'keydown', listener: (event: { key: string; timeStamp: number }) => void, capture: boolean): void;
+      };
       const watch: { t0: number; at?: number } = { t0: performance.now() };
       g.__watch = watch;
       const loop = () => {

@@ -4,11 +4,11 @@
  * (models.ts); follows the newest row while "Follow" is on; reveals a requested event.
  */
 import { notifications } from '@mantine/notifications';
-import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, type CSSProperties, type KeyboardEvent } from 'react';
 import { isProxyServerId } from '../../../../contract/proxy';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
+import { useFixedRows } from '../../components/fixed-rows';
 import { useTraceBuffer } from '../../state/live';
 import { useVersion } from '../../state/useStore';
 import {
@@ -77,16 +77,7 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
   }, [model, buffer.version, paused, live, buffer]);
 
   const count = model?.count ?? 0;
-  const virtualizer = useVirtualizer({
-    count,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_H,
-    overscan: 12,
-    useFlushSync: false,
-  });
-  const items = virtualizer.getVirtualItems();
-  const first = items[0]?.index ?? 0;
-  const last = items[items.length - 1]?.index ?? -1;
+  const { first, last, total: totalHeight } = useFixedRows(scrollRef, count, ROW_H, 12);
 
   const setScroll = (top: number) => {
     const el = scrollRef.current;
@@ -289,15 +280,16 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
         data-follow={st.follow && live}
         data-row-height={ROW_H}
       >
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
+        <div style={{ height: totalHeight, position: 'relative', width: '100%' }}>
           {model &&
-            items.map((item) => {
-              const row = model.rowAt(item.index);
-              const seq = model.seqAt(item.index);
-              const style = { transform: `translateY(${item.start}px)` };
+            Array.from({ length: last - first + 1 }, (_, i) => {
+              const index = first + i;
+              const row = model.rowAt(index);
+              const seq = model.seqAt(index);
+              const style = { transform: `translateY(${index * ROW_H}px)` };
               if (!row) {
                 return (
-                  <div key={`p${seq ?? item.index}`} className={cx(classes.row, classes.placeholder)} style={style} data-testid="traffic-row-placeholder" data-seq={seq}>
+                  <div key={`p${seq ?? index}`} className={cx(classes.row, classes.placeholder)} style={style} data-testid="traffic-row-placeholder" data-seq={seq}>
                     <span className={classes.num}>{seq}</span>
                     <span>loading…</span>
                   </div>
