@@ -14,7 +14,7 @@ export interface TraceHubOptions {
   pushIntervalMs?: number;
   /** Bodies larger than this are left out of pushed events (default 8 KiB). */
   pushBodyBytes?: number;
-  /** A push carries at most this many events; a batch is pushed as soon as it holds them, before the interval is up (default 2,000). */
+  /** A push carries at most this many events; a batch is pushed as soon as it holds them, before the interval is up (default 500: about 250 KB of JSON, a parse of a few ms on the page). */
   pushBatchEvents?: number;
 }
 
@@ -33,7 +33,7 @@ export class TraceHub {
     if (!events) return;
     const interval = options.pushIntervalMs ?? 250;
     const limit = options.pushBodyBytes ?? 8 * 1024;
-    const most = options.pushBatchEvents ?? 2_000;
+    const most = options.pushBatchEvents ?? 500;
     // A batch is at most `most` events, so the page parses and applies each push in a short task,
     // even when main fell behind and a turn of its event loop recorded thousands at once.
     this.batcher = new Batcher(
