@@ -7,7 +7,7 @@
  * its own snapshots. Saves the views' screenshots, light and dark.
  */
 import { writeFileSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtures/everything/harness';
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { apiCall, callOn, exportFromPage, findOnLane, numberAttr, serverId, showView } from './support/charts';
@@ -81,11 +81,13 @@ test('charts plot the flood and the calls; the window switches; a click filters 
   await expect.poll(() => numberAttr(messages, 'data-max'), { timeout: 15_000 }).toBeGreaterThan(500);
   await expect(messages).toHaveAttribute('data-channels', /post-sse/);
   await expect(messages).toHaveAttribute('data-channels', /stdio/);
-  await expect(messages.locator('.recharts-area').first()).toBeVisible();
+  // drawn on a canvas (it changes on every tick of a flood): a legend entry per channel, and ink on the plot
+  await expect(messages.getByTestId('chart-legend')).toContainText('post-sse');
+  await expect.poll(() => inkedPixels(messages)).toBeGreaterThan(2000);
 
   const latency = page.getByTestId('chart-latency');
   await expect(latency).toHaveAttribute('data-methods', /tools\/call/);
-  await expect(latency.locator('.recharts-line-curve').first()).toBeVisible();
+  await expect.poll(() => inkedPixels(latency)).toBeGreaterThan(1000);
   await expect.poll(() => numberAttr(page.getByTestId('chart-errors'), 'data-max')).toBeGreaterThan(0);
   await expect.poll(() => numberAttr(page.getByTestId('chart-ping'), 'data-ping-points')).toBeGreaterThan(0);
   await expect.poll(() => numberAttr(page.getByTestId('chart-inflight'), 'data-max')).toBeGreaterThan(0);
@@ -114,10 +116,11 @@ test('charts plot the flood and the calls; the window switches; a click filters 
   await bothThemes(page, 'charts', { pointer: { x: 0, y: 0 } });
 
   // a click on a point of the messages chart: Traffic, filtered to that second
-  const surface = messages.locator('.recharts-wrapper > svg');
+  const surface = messages.getByTestId('chart-canvas');
   const box = (await surface.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.85, box.y + box.height * 0.6);
-  await expect(messages.locator('.recharts-tooltip-wrapper')).toBeVisible();
+  await expect(messages.getByTestId('chart-tooltip')).toBeVisible();
+  await expect(messages.getByTestId('chart-tooltip')).toContainText('/s');
   await page.screenshot({ path: testInfo.outputPath('charts-hover.png') });
   await page.mouse.click(box.x + box.width * 0.85, box.y + box.height * 0.6);
   await expect(page.getByTestId('view-traffic')).toHaveAttribute('aria-selected', 'true');
@@ -242,3 +245,14 @@ test('a window opened late reads the events before its live window on request', 
     await late.close();
   }
 });
+
+/** Pixels a chart's canvas has drawn on (grid, axes, labels and the data itself). */
+function inkedPixels(chart: Locator): Promise<number> {
+  return chart.getByTestId('chart-canvas').evaluate((element) => {
+    const canvas = element as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let inked = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) inked++;
+    return inked;
+  });
+}

@@ -24,7 +24,7 @@ type ViewComponent = ComponentType<{ servers: ServerStatus[] }>;
 /**
  * Every view's code is its own chunk, loaded when first shown (or when its tab is hovered or
  * focused), not with the first script: that one holds the shell, the server list and what the
- * shell always shows (dialogs, palette). Charts brings recharts and d3, Apps the app bridge and
+ * shell always shows (dialogs, palette). Charts its canvas charts, Apps the app bridge and
  * an MCP client, Tools the schema form. Each entry is the dynamic import itself: calling it again
  * returns the module already loaded.
  */

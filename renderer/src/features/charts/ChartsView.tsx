@@ -6,7 +6,7 @@
  */
 import { Alert, Badge, Button, Group, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, Tooltip } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
-import { memo, useCallback, useContext, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
+import { memo, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { ServerStatus } from '../../../../contract';
 import type { ServerSnapshot } from '../../../../contract/trace';
 import { useApi } from '../../api/context';
@@ -14,7 +14,7 @@ import { LiveContext } from '../../state/live';
 import type { SnapshotStore } from '../../state/snapshot-store';
 import { navigation, useNavigation } from '../../state/navigation';
 import { useServerNames } from './names';
-import { ErrorsChart, InFlightChart, LatencyChart, MessagesChart, PingChart, type ChartProps } from './ChartPanels';
+import { ErrorsChart, InFlightChart, LatencyChart, MessagesChart, PingChart } from './ChartPanels';
 import { useChartColors } from './colors';
 import { formatBytes, formatCount, formatMs, formatTime } from '../../components/format';
 import { buildSeries, buildSummary, safeLabel, stabilize, type Series, type Summary } from './series';
@@ -104,7 +104,7 @@ export function ChartsView({ servers }: { servers: ServerStatus[] }) {
   }, [live, frozen, second, selected]);
 
   // One point per ~3 px of the half-width charts, at most 150: downsampled to what can be seen
-  // (each point is SVG path work and recharts objects on every tick: 300 cost twice as much).
+  // (more points than pixels draw nothing more, and each is work on every tick).
   const chartWidth = gridWidth > 0 ? Math.floor((gridWidth - 12) / 2) - 20 : 480;
   const maxPoints = Math.max(60, Math.min(150, Math.floor(chartWidth / 3)));
   // parts that did not change keep their identity: their charts are not drawn again
@@ -155,37 +155,15 @@ export function ChartsView({ servers }: { servers: ServerStatus[] }) {
         <Stack gap="sm">
           <MessagesChart series={series} colors={colors} width={fullWidth} onPick={onPick} />
           <SimpleGrid cols={2} spacing="sm">
-            <Staggered slot={1} chart={LatencyChart} series={series} colors={colors} width={halfWidth} onPick={onPick} />
-            <Staggered slot={2} chart={ErrorsChart} series={series} colors={colors} width={halfWidth} onPick={onPick} />
-            <Staggered slot={3} chart={InFlightChart} series={series} colors={colors} width={halfWidth} onPick={onPick} />
-            <Staggered slot={4} chart={PingChart} series={series} colors={colors} width={halfWidth} onPick={onPick} />
+            <LatencyChart series={series} colors={colors} width={halfWidth} onPick={onPick} />
+            <ErrorsChart series={series} colors={colors} width={halfWidth} onPick={onPick} />
+            <InFlightChart series={series} colors={colors} width={halfWidth} onPick={onPick} />
+            <PingChart series={series} colors={colors} width={halfWidth} onPick={onPick} />
           </SimpleGrid>
         </Stack>
       </div>
     </Stack>
   );
-}
-
-/**
- * `value`, `slot` animation frames after it changed. A tick's new series is drawn by one chart
- * per frame (Messages at once, then Latency, Errors, In flight, Ping), so the five SVG charts'
- * renders are five short tasks between frames rather than one long one that drops frames.
- */
-function useFrameSlot<T>(value: T, slot: number): T {
-  const [shown, setShown] = useState(value);
-  useEffect(() => {
-    let frames = slot;
-    let id = requestAnimationFrame(function step() {
-      if (--frames <= 0) setShown(() => value);
-      else id = requestAnimationFrame(step);
-    });
-    return () => cancelAnimationFrame(id);
-  }, [value, slot]);
-  return shown;
-}
-
-function Staggered({ slot, chart: Chart, series, ...rest }: ChartProps & { slot: number; chart: ComponentType<ChartProps> }) {
-  return <Chart series={useFrameSlot(series, slot)} {...rest} />;
 }
 
 const Controls = memo(function Controls(props: {

@@ -7,6 +7,7 @@ import { ActionIcon, Badge, Button, Group, Paper, Text, Tooltip, UnstyledButton 
 import { useElementSize, useMergedRef } from '@mantine/hooks';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import type { ServerStatus } from '../../../../contract';
+import { sizeCanvas } from '../../components/canvas';
 import { navigation } from '../../state/navigation';
 import { AXIS_H, LABEL_W, SERVER_H, computeLayout, drawAxis, drawTracks, hitTest, type Hit, type Layout, type Selection, type Viewport } from './draw';
 import type { TimelineModel } from './model';
@@ -465,17 +466,6 @@ export function TimelineCanvas(props: {
       {hover && !dragging && <HoverCard hover={hover} names={names} openEnd={openEnd} />}
     </div>
   );
-}
-
-function sizeCanvas(canvas: HTMLCanvasElement, width: number, height: number, dpr: number): void {
-  const w = Math.max(1, Math.round(width * dpr));
-  const h = Math.max(1, Math.round(height * dpr));
-  if (canvas.width !== w) canvas.width = w;
-  if (canvas.height !== h) canvas.height = h;
-  const cssW = `${width}px`;
-  const cssH = `${height}px`;
-  if (canvas.style.width !== cssW) canvas.style.width = cssW;
-  if (canvas.style.height !== cssH) canvas.style.height = cssH;
 }
 
 function HoverCard({ hover, names, openEnd }: { hover: { hit: Hit; clientX: number; clientY: number }; names: Map<string, string>; openEnd: number }) {
