@@ -71,9 +71,15 @@ function rangeAttrs(series: Series): Record<string, string | number> {
 
 const rate = (v: number) => `${formatRate(v)}/s`;
 
+/** What every chart's canvas takes from the chart's props: its time labels, size, colours and click. */
+function frame({ series, colors, width, onPick }: ChartProps, height = CHART_HEIGHT) {
+  return { xTicks: timeTicks(series, width), width, height, colors, onPick };
+}
+
 const ERROR_LABELS = { http4xx: 'HTTP 4xx', http5xx: 'HTTP 5xx', rpc: 'JSON-RPC error', transport: 'Transport' } as const;
 
-export const MessagesChart = memo(function MessagesChart({ series, colors, width, onPick }: ChartProps) {
+export const MessagesChart = memo(function MessagesChart(props: ChartProps) {
+  const { series, colors } = props;
   const perPoint = series.stepSec > 1 ? ` · ${series.stepSec} s per point` : '';
   return (
     <Panel
@@ -85,19 +91,16 @@ export const MessagesChart = memo(function MessagesChart({ series, colors, width
       <CanvasChart
         points={series.messages}
         series={series.channels.map((channel): CanvasSeries => ({ key: channel, name: channel, color: colors.channel(channel), kind: 'area' }))}
-        xTicks={timeTicks(series, width)}
-        width={width}
-        height={MAIN_CHART_HEIGHT}
-        colors={colors}
+        {...frame(props, MAIN_CHART_HEIGHT)}
         formatAxis={String}
         formatValue={rate}
-        onPick={onPick}
       />
     </Panel>
   );
 }, sameChart(CHART_FIELDS.messages));
 
-export const LatencyChart = memo(function LatencyChart({ series, colors, width, onPick }: ChartProps) {
+export const LatencyChart = memo(function LatencyChart(props: ChartProps) {
+  const { series, colors } = props;
   const drawn = series.methods.filter((_, m) => series.latencyPoints[m]! > 0);
   // dots mark isolated samples; a dense line needs none
   const dense = (m: number) => series.latencyPoints[m]! > series.latency.length / 3;
@@ -112,12 +115,13 @@ export const LatencyChart = memo(function LatencyChart({ series, colors, width, 
       testId="chart-latency"
       attrs={{ ...rangeAttrs(series), 'data-methods': drawn.join(','), 'data-latency-points': series.latencyPoints.join(',') }}
     >
-      <CanvasChart points={series.latency as ChartPoint[]} series={lines} xTicks={timeTicks(series, width)} width={width} height={CHART_HEIGHT} colors={colors} formatAxis={axisMs} formatValue={formatMs} onPick={onPick} />
+      <CanvasChart points={series.latency as ChartPoint[]} series={lines} {...frame(props)} formatAxis={axisMs} formatValue={formatMs} />
     </Panel>
   );
 }, sameChart(CHART_FIELDS.latency));
 
-export const ErrorsChart = memo(function ErrorsChart({ series, colors, width, onPick }: ChartProps) {
+export const ErrorsChart = memo(function ErrorsChart(props: ChartProps) {
+  const { series, colors } = props;
   return (
     <Panel
       title="Errors per second, by class"
@@ -128,39 +132,33 @@ export const ErrorsChart = memo(function ErrorsChart({ series, colors, width, on
       <CanvasChart
         points={series.errors as unknown as ChartPoint[]}
         series={ERROR_CLASSES.map((cls): CanvasSeries => ({ key: cls, name: ERROR_LABELS[cls], color: colors.error(cls), kind: 'bar' }))}
-        xTicks={timeTicks(series, width)}
-        width={width}
-        height={CHART_HEIGHT}
-        colors={colors}
+        {...frame(props)}
         formatAxis={String}
         formatValue={rate}
-        onPick={onPick}
       />
     </Panel>
   );
 }, sameChart(CHART_FIELDS.errors));
 
-export const InFlightChart = memo(function InFlightChart({ series, colors, width, onPick }: ChartProps) {
+export const InFlightChart = memo(function InFlightChart(props: ChartProps) {
+  const { series, colors } = props;
   return (
     <Panel title="Requests in flight" caption={`peak ${series.maxInFlight}`} testId="chart-inflight" attrs={{ ...rangeAttrs(series), 'data-max': series.maxInFlight }}>
       <CanvasChart
         points={series.inFlight}
         series={[{ key: 'inFlight', name: 'in flight', color: colors.accent, kind: 'area', step: true }]}
-        xTicks={timeTicks(series, width)}
-        width={width}
-        height={CHART_HEIGHT}
-        colors={colors}
+        {...frame(props)}
         legend={false}
         integerMax={series.maxInFlight}
         formatAxis={String}
         formatValue={String}
-        onPick={onPick}
       />
     </Panel>
   );
 }, sameChart(CHART_FIELDS.inFlight));
 
-export const PingChart = memo(function PingChart({ series, colors, width, onPick }: ChartProps) {
+export const PingChart = memo(function PingChart(props: ChartProps) {
+  const { series, colors } = props;
   return (
     <Panel
       title="Ping round trip"
@@ -171,14 +169,10 @@ export const PingChart = memo(function PingChart({ series, colors, width, onPick
       <CanvasChart
         points={series.ping}
         series={[{ key: 'rtt', name: 'RTT', color: colors.ping, kind: 'line', width: 1.5, ...(series.pingPoints > series.ping.length / 3 ? {} : { dot: 2 }) }]}
-        xTicks={timeTicks(series, width)}
-        width={width}
-        height={CHART_HEIGHT}
-        colors={colors}
+        {...frame(props)}
         legend={false}
         formatAxis={axisMs}
         formatValue={formatMs}
-        onPick={onPick}
       />
     </Panel>
   );
