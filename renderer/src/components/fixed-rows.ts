@@ -7,8 +7,13 @@
 import { useLayoutEffect, useState, type RefObject } from 'react';
 import { rowRange, type RowRange } from './row-range';
 
-/** The rendered range of a scroll element's fixed-height rows; re-renders on scroll and resize only. */
-export function useFixedRows(scrollRef: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan: number): RowRange {
+/**
+ * The rendered range of a scroll element's fixed-height rows; re-renders on scroll and resize only.
+ * `pinBottom` (a live list following its newest row): the range is the last screenful at once,
+ * in the render that grew the count, not one render later when the scroll to the end arrives.
+ * `height` is the viewport's, as last measured (no layout read).
+ */
+export function useFixedRows(scrollRef: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan: number, pinBottom = false): RowRange & { height: number } {
   const [view, setView] = useState({ top: 0, height: 0 });
   useLayoutEffect(() => {
     const el = scrollRef.current;
@@ -23,5 +28,6 @@ export function useFixedRows(scrollRef: RefObject<HTMLElement | null>, count: nu
       resize.disconnect();
     };
   }, [scrollRef]);
-  return rowRange(view.top, view.height, count, rowHeight, overscan);
+  const top = pinBottom ? Math.max(0, count * rowHeight - view.height) : view.top;
+  return { ...rowRange(top, view.height, count, rowHeight, overscan), height: view.height };
 }

@@ -77,7 +77,8 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
   }, [model, buffer.version, paused, live, buffer]);
 
   const count = model?.count ?? 0;
-  const { first, last, total: totalHeight } = useFixedRows(scrollRef, count, ROW_H, 12);
+  const following = st.follow && live;
+  const { first, last, total: totalHeight, height: viewHeight } = useFixedRows(scrollRef, count, ROW_H, 12, following);
 
   const setScroll = (top: number) => {
     const el = scrollRef.current;
@@ -117,12 +118,10 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
     if (index >= 0 && !traffic.get().follow) setScroll(index * ROW_H + a.within);
   });
 
-  // Follow: stick to the newest row.
+  // Follow: stick to the newest row (the rows rendered are already the last screenful: useFixedRows pins them).
   useLayoutEffect(() => {
-    if (!st.follow || !live) return;
-    const el = scrollRef.current;
-    if (el) setScroll(count * ROW_H - el.clientHeight);
-  }, [count, st.follow, live, model]);
+    if (following) setScroll(count * ROW_H - viewHeight);
+  }, [count, following, model, viewHeight]);
 
   // Reveal a requested event (from another view, "show in table", "Go to #"). A layout effect: the
   // question to main leaves, and the scroll to its answer happens, before the frame is painted,
