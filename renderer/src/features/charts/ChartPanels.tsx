@@ -178,9 +178,11 @@ export const PingChart = memo(function PingChart(props: ChartProps) {
   );
 }, sameChart(CHART_FIELDS.ping));
 
-/** Short axis labels: 0, 250 ms, 1.5 s. */
+/** Short axis labels: 0, 0.25 ms, 250 ms, 1.5 s. */
 function axisMs(v: number): string {
   if (v === 0) return '0';
+  // the axis's steps below 1 ms are quarters: 0.25 ms, not 0.3
+  if (v < 1) return `${Math.round(v * 100) / 100} ms`;
   if (v < 10) return `${Math.round(v * 10) / 10} ms`;
   if (v < 1000) return `${Math.round(v)} ms`;
   return `${Math.round(v / 100) / 10} s`;
