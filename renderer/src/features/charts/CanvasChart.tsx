@@ -63,6 +63,8 @@ const valueOf = (point: ChartPoint | undefined, key: string): number | null => {
 
 export function CanvasChart({ points, series, xTicks, width, height, colors, legend = true, integerMax, formatAxis, formatValue, onPick }: CanvasChartProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
+  /** The page's font for the labels, read once: a style read on every draw would force a style recalculation each tick. */
+  const font = useRef<string | undefined>(undefined);
   const [hover, setHover] = useState<{ index: number; x: number; y: number } | undefined>();
   const legendH = legend ? LEGEND_H : 0;
   const plotHeight = height - legendH;
@@ -186,7 +188,8 @@ export function CanvasChart({ points, series, xTicks, width, height, colors, leg
     ctx.lineTo(plot.left + 0.5, plot.top + plot.height + 0.5);
     ctx.lineTo(plot.left + plot.width, plot.top + plot.height + 0.5);
     ctx.stroke();
-    ctx.font = `10px ${getComputedStyle(canvas).fontFamily}`;
+    font.current ??= `10px ${getComputedStyle(canvas).fontFamily}`;
+    ctx.font = font.current;
     ctx.fillStyle = colors.axis;
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
