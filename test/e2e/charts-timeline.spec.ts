@@ -195,8 +195,13 @@ test('timeline: lanes per server and channel, zoom to milliseconds and back, sel
   await expect(tooltip).toContainText('duration');
   await expect(tooltip).toContainText('status');
   expect(hit.seq).toBeGreaterThan(0);
-  await page.mouse.click(hit.x, hit.y);
+  // Press where the pointer already is. The view follows live, so the span slides under a still
+  // pointer; mouse.click would first send a move to the same point, and on a slow machine the span
+  // has slid off it by then. The click opens what the tooltip named when the button went down.
+  await page.mouse.down();
+  await page.mouse.up();
   await expect(page.getByTestId('view-traffic')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.locator('[data-testid="traffic-row"][aria-selected="true"]')).toHaveAttribute('data-seq', String(hit.seq));
 });
 
 test('an imported trace is charted and laid out from its own events', async ({}, testInfo) => {
