@@ -81,6 +81,21 @@ describe('TraceStore', () => {
     }
   });
 
+  it('spills text of every width and lines larger than its write buffer, and reads each back as it was', () => {
+    const store = new TraceStore({ windowSize: 4 });
+    try {
+      // Multi-byte characters (2, 3 and 4 bytes of UTF-8), a lone surrogate (JSON.stringify escapes it), and texts of 400,000
+      // characters: up to 1.2 MB of UTF-8 a line, past the 1 MiB buffer the spill writes through.
+      const texts = ['plain', 'é'.repeat(1000), '€ and 日本', '😀'.repeat(500), 'lone \ud800 surrogate', 'a'.repeat(400_000), '€'.repeat(400_000), 'after the big ones'];
+      for (let round = 0; round < 3; round++) for (const text of texts) store.append({ server: 'a', channel: 'stdio', kind: 'stderr', dir: 'in', text });
+      // 24 events, 20 of them out of the 4-event window: read back from the spill file
+      for (let seq = 1; seq <= store.size; seq++) expect(store.get(seq)!.text).toBe(texts[(seq - 1) % texts.length]);
+      expect(store.query({ text: 'after the big' }).events.map((e) => e.seq)).toEqual([8, 16, 24]);
+    } finally {
+      store.close();
+    }
+  });
+
   it('keeps large payloads whole on disk and previews them', () => {
     const store = new TraceStore({ previewBytes: 1024 });
     try {

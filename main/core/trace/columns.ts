@@ -46,14 +46,21 @@ export class Interner {
   private readonly ids = new Map<string, number>();
   private readonly values: string[] = [''];
 
+  /** The last value asked for: consecutive events mostly repeat it (one exchange's events, one server's). */
+  private last = '';
+  private lastId = 0;
+
   id(value: string | undefined): number {
     if (value === undefined || value === '') return 0;
+    if (value === this.last) return this.lastId;
     let id = this.ids.get(value);
     if (id === undefined) {
       id = this.values.length;
       this.values.push(value);
       this.ids.set(value, id);
     }
+    this.last = value;
+    this.lastId = id;
     return id;
   }
 

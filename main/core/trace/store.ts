@@ -197,7 +197,8 @@ export class TraceStore {
   private blobFd: number | undefined;
   private spillSize = 0;
   private blobSize = 0;
-  private pending: string[] = [];
+  /** Serialized lines not yet written to the spill file: `pendingBytes` of it are in use. */
+  private pending: Buffer | undefined;
   /** Evicted from the window, not yet serialized. */
   private evicted: TraceEvent[] = [];
   private serializeScheduled = false;
@@ -470,14 +471,27 @@ export class TraceStore {
         this.spillOffset.set(index, PAUSED_OFFSET);
         continue;
       }
-      const line = serializeEvent(event) + '\n';
-      const length = Buffer.byteLength(line);
-      if (this.pending.length === 0) this.pendingFrom = index;
-      this.spillOffset.set(index, this.spillSize + this.pendingBytes);
+      // Encoded straight into one buffer: no line strings to join, measure and encode again.
+      const line = serializeEvent(event);
+      // A UTF-16 unit is at most 3 bytes of UTF-8 (a pair, 4 bytes for 2 units), plus the newline.
+      const most = line.length * 3 + 1;
+      if (this.pendingBytes + most > SPILL_FLUSH_BYTES) this.flushSpill();
+      if (this.pendingBytes === 0) this.pendingFrom = index;
+      const offset = this.spillSize + this.pendingBytes;
+      if (most > SPILL_FLUSH_BYTES) {
+        // A line larger than the buffer is written on its own.
+        const chunk = Buffer.from(`${line}\n`, 'utf8');
+        this.spillOffset.set(index, offset);
+        this.spillLength.set(index, chunk.length);
+        this.writeSpill(chunk);
+        continue;
+      }
+      const pending = (this.pending ??= Buffer.allocUnsafe(SPILL_FLUSH_BYTES));
+      const length = pending.write(line, this.pendingBytes, 'utf8') + 1;
+      pending[this.pendingBytes + length - 1] = 0x0a;
+      this.spillOffset.set(index, offset);
       this.spillLength.set(index, length);
-      this.pending.push(line);
       this.pendingBytes += length;
-      if (this.pendingBytes >= SPILL_FLUSH_BYTES) this.flushSpill();
     }
     this.evicted = [];
   }
@@ -586,14 +600,17 @@ export class TraceStore {
   }
 
   private flushSpill(): void {
-    if (this.pending.length === 0) return;
-    const chunk = Buffer.from(this.pending.join(''), 'utf8');
+    if (this.pendingBytes === 0) return;
+    this.writeSpill(this.pending!.subarray(0, this.pendingBytes));
+  }
+
+  /** Writes serialized lines (events from `pendingFrom` on) at the end of the spill file; the pending buffer is free again after. */
+  private writeSpill(chunk: Buffer): void {
     if (this.spillSize + chunk.length > this.maxSpillBytes) {
       // Recording to disk pauses, loudly: these and later evicted events read back as stubs
       // saying so; the index (every event's seq, time, server, kind) and the window go on.
       this.paused ??= `recording paused at ${formatBytes(this.maxSpillBytes)}: the trace's spill file reached its cap; older events than the newest ${this.windowSize.toLocaleString('en-US')} are no longer kept (export what you need and start a new session)`;
       for (let i = this.pendingFrom; i < this.count; i++) if (this.spillOffset.get(i) >= this.spillSize) this.spillOffset.set(i, PAUSED_OFFSET);
-      this.pending = [];
       this.pendingBytes = 0;
       if (!this.limitReported) {
         this.limitReported = true;
@@ -617,14 +634,13 @@ export class TraceStore {
       for (let i = this.pendingFrom; i < this.count; i++) if (this.spillOffset.get(i) >= this.spillSize) this.spillOffset.set(i, -2);
     }
     this.spillSize += chunk.length;
-    this.pending = [];
     this.pendingBytes = 0;
   }
 
   private readSpilled(index: number): TraceEvent | undefined {
     if (this.evicted.length && this.spillOffset.get(index) < 0) this.serializeEvicted();
     if (this.sink) return this.readFromSink(index);
-    if (this.pending.length > 0 && index >= this.pendingFrom && this.spillOffset.get(index) >= 0) this.flushSpill();
+    if (this.pendingBytes > 0 && index >= this.pendingFrom && this.spillOffset.get(index) >= 0) this.flushSpill();
     const offset = this.spillOffset.get(index);
     if (offset === -2) return this.lostEvent(index, this.spillFailure ?? 'the spill file could not be written');
     if (offset === PAUSED_OFFSET) return this.lostEvent(index, this.paused ?? 'recording paused');
