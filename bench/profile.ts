@@ -3,6 +3,7 @@
  * with node:inspector's Profiler; bench/run.ts prints the result).
  */
 import { Session } from 'node:inspector/promises';
+import { findSourceMap } from 'node:module';
 
 export interface ProfileRow {
   /** `name (file:line)` */
@@ -26,8 +27,23 @@ export interface ProfileSummary {
 
 interface CpuProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
   hitCount?: number;
+}
+
+/**
+ * Where a frame's code was written: through the source map of a bundled file (the benchmark
+ * client, bench/support/client-bundle.ts, loaded with --enable-source-maps), else as profiled.
+ */
+function originOf(frame: CpuProfileNode['callFrame']): { url: string; lineNumber: number } {
+  if (!frame.url.startsWith('file:')) return frame;
+  try {
+    const entry = findSourceMap(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber ?? 0) as { originalSource?: string; originalLine?: number } | undefined;
+    if (entry?.originalSource) return { url: entry.originalSource, lineNumber: entry.originalLine ?? frame.lineNumber };
+  } catch {
+    // no map: the frame as profiled
+  }
+  return frame;
 }
 interface CpuProfile {
   nodes: CpuProfileNode[];
@@ -61,7 +77,8 @@ export function summarizeProfile(profile: CpuProfile, topN = 12): ProfileSummary
   for (const [id, us] of selfUs) {
     const node = byId.get(id);
     if (!node) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName } = node.callFrame;
+    const { url, lineNumber } = originOf(node.callFrame);
     if (functionName === '(idle)') {
       idle += us;
       continue;

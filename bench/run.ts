@@ -38,7 +38,10 @@
  * BENCH_ONLY (comma list of workloads; `proxy` is bench/proxy.ts, see there), BENCH_DEADLINE_MS (1500000: the whole run, browser workloads included),
  * BENCH_SPREAD (0.06: IQR of the per-round ratios above which more rounds run), BENCH_MAX_ROUNDS
  * (2 × the rounds asked for), BENCH_PROFILE_CALLS (1000; 0 skips the profiles),
- * BENCH_CLIENT_NODE_ARGS (extra node flags for the client processes, e.g. "--cpu-prof").
+ * BENCH_CLIENT_NODE_ARGS (extra node flags for the client processes, e.g. "--cpu-prof"),
+ * BENCH_CLIENT_TSX (1: run bench/client.ts through tsx rather than as the esbuild bundle of
+ * bench/support/client-bundle.ts; tsx wraps every function of ours in a `__name` call, which the
+ * built app does not).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -51,6 +54,7 @@ import type { StoreResult } from './store';
 import { missed, printGoals, type GoalRow } from './goals';
 import type { ProfileSummary } from './profile';
 import { trackingCostWorkload } from './tracking-cost';
+import { buildClientBundle } from './support/client-bundle';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -92,8 +96,9 @@ class ClientProcess {
     readonly side: Side,
     url: string,
   ) {
-    this.child = fork(join(HERE, 'client.ts'), [url, side], {
-      execArgv: ['--import', TSX_LOADER_URL, ...CONFIG.clientNodeArgs],
+    // The bundle as it ships (bench/support/client-bundle.ts); BENCH_CLIENT_TSX=1 runs the source through tsx instead.
+    this.child = fork(clientBundle ?? join(HERE, 'client.ts'), [url, side], {
+      execArgv: [...(clientBundle ? ['--enable-source-maps'] : ['--import', TSX_LOADER_URL]), ...CONFIG.clientNodeArgs],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     children.add(this.child);
@@ -155,7 +160,11 @@ class ClientProcess {
   }
 }
 
+/** Built once, before the first client starts. */
+let clientBundle: string | undefined;
+
 async function spawnClients(url: string): Promise<Record<Side, ClientProcess>> {
+  if (process.env['BENCH_CLIENT_TSX'] !== '1') clientBundle ??= await buildClientBundle();
   const untracked = new ClientProcess('untracked', url);
   const tracked = new ClientProcess('tracked', url);
   await Promise.all([untracked.next(30_000), tracked.next(30_000)]);
