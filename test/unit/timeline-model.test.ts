@@ -394,7 +394,7 @@ describe('ModelSync', () => {
     );
   });
 
-  it('keeps its model while the window slides a little, rebuilds when it was reset, refilled before its start or slid far', () => {
+  it('keeps its model while the window slides a little, rebuilds when it was reset or refilled before its start', () => {
     const sync = new ModelSync();
     const events = trace(100);
     const model = sync.sync(events);
@@ -411,12 +411,48 @@ describe('ModelSync', () => {
     expect(jumped).not.toBe(reset);
     expect([jumped.firstSeq, jumped.count]).toEqual([1_000, 3]);
 
-    const far = trace(10, 60_000);
-    const slid = new ModelSync();
-    const base = slid.sync(trace(60_005));
-    expect(slid.sync(far)).not.toBe(base);
-
     expect(sync.sync([]).count).toBe(0);
+  });
+
+  it('drops, in place, what a window slid far has left behind: open spans stay, the rest matches a fresh fold', () => {
+    const log = new EventLog();
+    log.line('s', 'out', { id: 'forever', method: 'long/wait' }); // never answered: open for the whole run
+    for (let i = 0; i < 40_000; i++) {
+      log.line('s', 'out', { id: i, method: 'tools/call' });
+      log.line('s', 'in', { id: i, result: {} });
+      if (i % 10 === 0) log.line('s', 'in', { method: 'notifications/message' });
+    }
+    const events = log.events;
+    const sync = new ModelSync();
+    const model = sync.sync(events.slice(0, 20_000));
+    // a live list of 20,000 sliding over the trace in batches of 500, as pushes arrive
+    let window = events.slice(0, 20_000);
+    for (let end = 20_500; end < events.length + 500; end += 500) {
+      window = events.slice(Math.min(end, events.length) - 20_000, end);
+      expect(sync.sync(window)).toBe(model);
+    }
+    expect(model.lastSeq).toBe(events.at(-1)!.seq);
+    const first = window[0]!.seq;
+    expect(model.firstSeq).toBeGreaterThan(events[0]!.seq + 50_000);
+    expect(model.firstSeq).toBeLessThanOrEqual(first);
+    const lane = laneOf(model, 's', 'rpc-out')!;
+    expect(lane.spans[0]).toMatchObject({ label: 'long/wait', open: true, seq: 1 });
+    for (const l of model.lanes.values()) {
+      for (const tick of l.ticks) expect(tick.event.seq).toBeGreaterThanOrEqual(model.firstSeq);
+      for (const span of l.spans) if (!span.open) expect(span.endEvent!.seq).toBeGreaterThanOrEqual(model.firstSeq);
+    }
+    // from the model's first event on, the spans and ticks are those of a fresh fold of the same events
+    const from = events.findIndex((e) => e.seq === model.firstSeq);
+    const fresh = fold(events.slice(from));
+    const after = (m: TimelineModel) =>
+      [...m.lanes.values()].map((l) => ({
+        id: l.id,
+        spans: l.spans.filter((sp) => sp.seq >= model.firstSeq).map((sp) => [sp.seq, sp.start, sp.end, sp.status, sp.label]),
+        ticks: l.ticks.map((t) => [t.event.seq, t.style]),
+      }));
+    expect(after(model)).toEqual(after(fresh));
+    expect([model.count, model.lastSeq, model.maxTs]).toEqual([fresh.count, fresh.lastSeq, fresh.maxTs]);
+    expect(model.minTs).toBe(lane.spans[0]!.start);
   });
 });
 
