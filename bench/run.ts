@@ -6,7 +6,7 @@
  *   json   Streamable HTTP (legacy era, sessions on), POSTs answered as application/json: sequential `echo` calls
  *   sse    the same, POSTs answered as text/event-stream
  *   flood  one `flood` call per round whose POST stream carries N notifications/message
- *   cost   bench/tracking-cost.ts: tracking's CPU µs per call in one process, no network (JSON and SSE answers)
+ *   cost   bench/tracking-cost.ts: tracking's CPU µs per call in one process (its bundle, as the clients), no network (JSON and SSE answers)
  *   store  1,000,000 realistic events appended into a TraceStore (default window)
  *   proxy  bench/proxy.ts: latency added by `switchboard proxy` (stdio, HTTP) and SSE time to first event
  *
@@ -160,11 +160,31 @@ class ClientProcess {
   }
 }
 
+/**
+ * bench/tracking-cost.ts in a process of its own, run from its bundle like the clients (in this
+ * process, through tsx, the tracked code would carry tsx's `__name` wrappers); BENCH_CLIENT_TSX=1
+ * runs it here from the source.
+ */
+async function costWorkload(): Promise<GoalRow[]> {
+  if (process.env['BENCH_CLIENT_TSX'] === '1') return trackingCostWorkload();
+  const child = fork((await buildClientBundle()).cost, [], { execArgv: ['--enable-source-maps'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.add(child);
+  try {
+    return await new Promise<GoalRow[]>((resolve, reject) => {
+      child.once('message', (rows: GoalRow[]) => resolve(rows));
+      child.once('exit', (code) => reject(new Error(`tracking-cost exited (code ${code}) without its rows`)));
+    });
+  } finally {
+    child.kill();
+    children.delete(child);
+  }
+}
+
 /** Built once, before the first client starts. */
 let clientBundle: string | undefined;
 
 async function spawnClients(url: string): Promise<Record<Side, ClientProcess>> {
-  if (process.env['BENCH_CLIENT_TSX'] !== '1') clientBundle ??= await buildClientBundle();
+  if (process.env['BENCH_CLIENT_TSX'] !== '1') clientBundle ??= (await buildClientBundle()).client;
   const untracked = new ClientProcess('untracked', url);
   const tracked = new ClientProcess('tracked', url);
   await Promise.all([untracked.next(30_000), tracked.next(30_000)]);
@@ -538,7 +558,7 @@ async function main(): Promise<void> {
     }
     if (CONFIG.only.has('cost')) {
       console.log('');
-      goals.push(...(await trackingCostWorkload()));
+      goals.push(...(await costWorkload()));
     }
     if (CONFIG.only.has('store') && CONFIG.storeEvents > 0) printStore(await storeWorkload());
     if (CONFIG.only.has('proxy')) await proxyWorkload();

@@ -1,6 +1,7 @@
 /**
- * The benchmark client as it ships: bench/client.ts and the tracking code it imports, bundled
- * by esbuild into one ES module (packages stay external), without `keepNames`.
+ * The benchmark's tracked code as it ships: bench/client.ts (a client process of the transport
+ * workloads) and bench/tracking-cost.ts (the in-process cost), each with the tracking code it
+ * imports bundled by esbuild into one ES module (packages stay external), without `keepNames`.
  *
  * Run through tsx, every TypeScript function in the tracked path is wrapped in a `__name(fn,
  * "name")` call each time it is created (tsx always sets esbuild's keepNames), and the tracking
@@ -18,13 +19,20 @@ const ROOT = join(HERE, '..', '..');
 /** Under node_modules: ignored by git, and packages resolve from there as from the repository. */
 export const CLIENT_BUNDLE_DIR = join(ROOT, 'node_modules', '.cache', 'switchboard-bench');
 
-/** Builds the bundle; its path. */
-export async function buildClientBundle(): Promise<string> {
+let built: Promise<{ client: string; cost: string }> | undefined;
+
+/** Builds the bundles (once a run); their paths. */
+export function buildClientBundle(): Promise<{ client: string; cost: string }> {
+  built ??= bundle();
+  return built;
+}
+
+async function bundle(): Promise<{ client: string; cost: string }> {
   mkdirSync(CLIENT_BUNDLE_DIR, { recursive: true });
-  const outfile = join(CLIENT_BUNDLE_DIR, 'client.mjs');
   await build({
-    entryPoints: [join(HERE, '..', 'client.ts')],
-    outfile,
+    entryPoints: { client: join(HERE, '..', 'client.ts'), 'tracking-cost': join(HERE, '..', 'tracking-cost.ts') },
+    outdir: CLIENT_BUNDLE_DIR,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -34,5 +42,5 @@ export async function buildClientBundle(): Promise<string> {
     keepNames: false,
     logLevel: 'silent',
   });
-  return outfile;
+  return { client: join(CLIENT_BUNDLE_DIR, 'client.mjs'), cost: join(CLIENT_BUNDLE_DIR, 'tracking-cost.mjs') };
 }
