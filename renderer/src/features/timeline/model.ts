@@ -478,13 +478,14 @@ export const spanStart = (s: Span): number => s.start;
 /** The renderer's one binary search (`state/seq-search.ts`), as this model's users know it. */
 export { afterSeq, lowerBound };
 
-/**
- * Keeps a model in step with a growing event list: appends what is new, rebuilds when the
- * list was reset, was filled in before its start, or dropped a lot at its front.
- */
 /** How far the live list's front may run ahead of the model's first event before the model drops what lies before it. */
 const TRIM_AFTER = 50_000;
 
+/**
+ * Keeps a model in step with a growing event list: appends what is new, rebuilds when the
+ * list was reset or filled in before its start, and trims the model in place when the list's
+ * front has moved TRIM_AFTER events past the model's first.
+ */
 export class ModelSync {
   model = new TimelineModel();
 
