@@ -136,6 +136,9 @@ test.describe('payloads and arguments', () => {
     let path = '';
     for (let level = 0; level < 3; level++) {
       path = path ? `${path}.child` : 'child';
+      // The live validation answers 150 ms after an edit and can add or remove a field's message
+      // above the button: wait for its verdict, so the click is not aimed at where the button was.
+      await expect(self.getByTestId('tool-args-valid')).toBeVisible();
       await self.locator(`[data-object-add="${path}"]`).click();
       // Said here, at once, if the click added nothing (CI once spent the test's whole budget waiting at this step).
       const added = self.locator(`[data-field-path="${path}.name"]`);
