@@ -73,6 +73,8 @@ const CONFIG = {
   spread: Number(process.env['BENCH_SPREAD'] ?? '0.06'),
   maxRounds: num('BENCH_MAX_ROUNDS', 0),
   profileCalls: num('BENCH_PROFILE_CALLS', 1000),
+  /** Run the tracked code from the sources through tsx, not as the bundles that ship (bench/support/client-bundle.ts). */
+  fromSource: process.env['BENCH_CLIENT_TSX'] === '1',
 };
 /** Rounds at most, the extra ones included, when the spread is wide. */
 const maxRounds = (asked: number): number => Math.max(asked, CONFIG.maxRounds || 2 * asked);
@@ -95,10 +97,10 @@ class ClientProcess {
   constructor(
     readonly side: Side,
     url: string,
+    script: string,
   ) {
-    // The bundle as it ships (bench/support/client-bundle.ts); BENCH_CLIENT_TSX=1 runs the source through tsx instead.
-    this.child = fork(clientBundle ?? join(HERE, 'client.ts'), [url, side], {
-      execArgv: [...(clientBundle ? ['--enable-source-maps'] : ['--import', TSX_LOADER_URL]), ...CONFIG.clientNodeArgs],
+    this.child = fork(script, [url, side], {
+      execArgv: [...scriptArgs(), ...CONFIG.clientNodeArgs],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     children.add(this.child);
@@ -166,8 +168,8 @@ class ClientProcess {
  * runs it here from the source.
  */
 async function costWorkload(): Promise<GoalRow[]> {
-  if (process.env['BENCH_CLIENT_TSX'] === '1') return trackingCostWorkload();
-  const child = fork((await buildClientBundle()).cost, [], { execArgv: ['--enable-source-maps'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  if (CONFIG.fromSource) return trackingCostWorkload();
+  const child = fork((await buildClientBundle()).cost, [], { execArgv: scriptArgs(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.add(child);
   try {
     return await new Promise<GoalRow[]>((resolve, reject) => {
@@ -180,13 +182,13 @@ async function costWorkload(): Promise<GoalRow[]> {
   }
 }
 
-/** Built once, before the first client starts. */
-let clientBundle: string | undefined;
+/** Node flags for a bench child: source maps for a bundle, the tsx loader for a source file. */
+const scriptArgs = (): string[] => (CONFIG.fromSource ? ['--import', TSX_LOADER_URL] : ['--enable-source-maps']);
 
 async function spawnClients(url: string): Promise<Record<Side, ClientProcess>> {
-  if (process.env['BENCH_CLIENT_TSX'] !== '1') clientBundle ??= (await buildClientBundle()).client;
-  const untracked = new ClientProcess('untracked', url);
-  const tracked = new ClientProcess('tracked', url);
+  const script = CONFIG.fromSource ? join(HERE, 'client.ts') : (await buildClientBundle()).client;
+  const untracked = new ClientProcess('untracked', url, script);
+  const tracked = new ClientProcess('tracked', url, script);
   await Promise.all([untracked.next(30_000), tracked.next(30_000)]);
   return { untracked, tracked };
 }

@@ -477,11 +477,10 @@ export class TraceStore {
       const most = line.length * 3 + 1;
       if (this.pendingBytes + most > SPILL_FLUSH_BYTES) this.flushSpill();
       if (this.pendingBytes === 0) this.pendingFrom = index;
-      const offset = this.spillSize + this.pendingBytes;
+      this.spillOffset.set(index, this.spillSize + this.pendingBytes);
       if (most > SPILL_FLUSH_BYTES) {
         // A line larger than the buffer is written on its own.
         const chunk = Buffer.from(`${line}\n`, 'utf8');
-        this.spillOffset.set(index, offset);
         this.spillLength.set(index, chunk.length);
         this.writeSpill(chunk);
         continue;
@@ -489,7 +488,6 @@ export class TraceStore {
       const pending = (this.pending ??= Buffer.allocUnsafe(SPILL_FLUSH_BYTES));
       const length = pending.write(line, this.pendingBytes, 'utf8') + 1;
       pending[this.pendingBytes + length - 1] = 0x0a;
-      this.spillOffset.set(index, offset);
       this.spillLength.set(index, length);
       this.pendingBytes += length;
     }
