@@ -565,36 +565,110 @@ function once(finish: Finish): Finish {
  * `arrayBuffer()`: the JSON answers, the 202s) reads the real body's chunks straight into the
  * observer, limit checked on each; `body` (an SSE stream) is the pass-through stream, built on
  * first use. Either way the SDK receives exactly the bytes the server sent.
+ *
+ * The overrides are shared functions that find their response's state under a symbol, never
+ * closures made per response. A per-response getter would cost every call dearly: V8 keeps an
+ * accessor's function in the object's hidden class, so each response with a getter of its own
+ * got a hidden class of its own (a new map per call, kept alive by the transition tree, every
+ * access to a Response megamorphic); in-process that was ~27 µs of CPU a call, most of the
+ * tracking's cost (bench/tracking-cost.ts). Data properties holding shared functions, and one
+ * shared getter, give every observed response the same hidden class.
  */
 function observeInPlace(response: Response, source: ReadableStream<Uint8Array>, observe: (chunk: Uint8Array) => void, finish: Finish, overflow: () => Overflow | undefined): Response {
-  let stream: ReadableStream<Uint8Array> | undefined;
-  let read = false;
-  const body = (): ReadableStream<Uint8Array> => {
-    if (stream) return stream;
-    if (read) return source;
-    return (stream = passThrough(source, observe, finish, overflow));
-  };
-  const whole = async (): Promise<Uint8Array> => {
-    if (stream || read) throw new TypeError('Body is unusable: Body has already been read');
-    read = true;
-    return readThrough(source, observe, finish, overflow);
-  };
-  const init = () => ({ status: response.status, statusText: response.statusText, headers: response.headers });
-  const define = (name: string, value: unknown) => Object.defineProperty(response, name, { value, configurable: true, writable: true });
-  Object.defineProperty(response, 'body', { get: body, configurable: true });
-  define('arrayBuffer', async () => {
-    const bytes = await whole();
-    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
-  });
-  if ('bytes' in response) define('bytes', whole);
-  // UTF-8 decode, a leading BOM dropped: what Response.text() does.
-  define('text', async () => new TextDecoder().decode(await whole()));
-  define('json', async () => JSON.parse(new TextDecoder().decode(await whole())) as unknown);
-  // Rarer readers go through the pass-through stream.
-  define('blob', () => new Response(body(), init()).blob());
-  define('formData', () => new Response(body(), init()).formData());
+  const state: InPlace = { source, observe, finish, overflow, stream: undefined, read: false };
+  const target = response as Response & { [IN_PLACE]?: InPlace };
+  target[IN_PLACE] = state;
+  Object.defineProperty(response, 'body', BODY_DESCRIPTOR);
+  for (const [name, fn] of IN_PLACE_METHODS) if (name !== 'bytes' || 'bytes' in response) Object.defineProperty(response, name, { value: fn, configurable: true, writable: true });
   return response;
 }
+
+const IN_PLACE = Symbol('switchboard.observedInPlace');
+
+interface InPlace {
+  source: ReadableStream<Uint8Array>;
+  observe: (chunk: Uint8Array) => void;
+  finish: Finish;
+  overflow: () => Overflow | undefined;
+  /** The pass-through stream, once `body` was asked for. */
+  stream: ReadableStream<Uint8Array> | undefined;
+  /** Whether the body was read whole. */
+  read: boolean;
+}
+
+/** The state of a response observed in place; a method called on anything else fails as a Response's would. */
+function inPlaceOf(response: unknown): InPlace {
+  const state = (response as { [IN_PLACE]?: InPlace } | null | undefined)?.[IN_PLACE];
+  if (!state) throw new TypeError('Illegal invocation');
+  return state;
+}
+
+function bodyOf(state: InPlace): ReadableStream<Uint8Array> {
+  if (state.stream) return state.stream;
+  if (state.read) return state.source;
+  return (state.stream = passThrough(state.source, state.observe, state.finish, state.overflow));
+}
+
+async function wholeOf(response: unknown): Promise<Uint8Array> {
+  const state = inPlaceOf(response);
+  if (state.stream || state.read) throw new TypeError('Body is unusable: Body has already been read');
+  state.read = true;
+  return readThrough(state.source, state.observe, state.finish, state.overflow);
+}
+
+const BODY_DESCRIPTOR: PropertyDescriptor = {
+  get(this: Response) {
+    return bodyOf(inPlaceOf(this));
+  },
+  configurable: true,
+};
+
+/** A Response of the pass-through stream, for the rarer readers. */
+function streamed(response: Response): Response {
+  return new Response(bodyOf(inPlaceOf(response)), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+const IN_PLACE_METHODS: [string, (this: Response) => unknown][] = [
+  [
+    'arrayBuffer',
+    async function (this: Response) {
+      const bytes = await wholeOf(this);
+      return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+    },
+  ],
+  [
+    'bytes',
+    function (this: Response) {
+      return wholeOf(this);
+    },
+  ],
+  // UTF-8 decode, a leading BOM dropped: what Response.text() does.
+  [
+    'text',
+    async function (this: Response) {
+      return new TextDecoder().decode(await wholeOf(this));
+    },
+  ],
+  [
+    'json',
+    async function (this: Response) {
+      return JSON.parse(new TextDecoder().decode(await wholeOf(this))) as unknown;
+    },
+  ],
+  // Rarer readers go through the pass-through stream.
+  [
+    'blob',
+    function (this: Response) {
+      return streamed(this).blob();
+    },
+  ],
+  [
+    'formData',
+    function (this: Response) {
+      return streamed(this).formData();
+    },
+  ],
+];
 
 /** A body read whole, each chunk observed as it arrives; a body over the limit fails the read. */
 async function readThrough(source: ReadableStream<Uint8Array>, observe: (chunk: Uint8Array) => void, finish: Finish, overflow: () => Overflow | undefined): Promise<Uint8Array> {
