@@ -18,7 +18,7 @@ describe('trace store limits', () => {
     try {
       for (let i = 0; i < 30_000; i++) store.append(line(i));
       await new Promise((done) => setImmediate(done));
-      // Reading the oldest event forces the pending spill out.
+      // The oldest event reads back from the spill file.
       expect(store.get(1)?.text).toMatch(/^line 0 /);
       const spill = readdirSync((store as unknown as { dir: string }).dir).filter((f) => f.startsWith('trace-'));
       const size = statSync(join((store as unknown as { dir: string }).dir, spill[0]!)).size;
@@ -31,7 +31,7 @@ describe('trace store limits', () => {
       expect(lost.seq).toBe(25_000);
       expect(lost.kind).toBe('stderr');
       expect(lost.text).toContain('recording paused at 2.0 MiB');
-      // The newest window is whole.
+      // Past the cap, the newest window is kept whole in memory.
       expect(store.get(30_000)?.text).toMatch(/^line 29999 /);
     } finally {
       store.close();
@@ -41,13 +41,13 @@ describe('trace store limits', () => {
   it('removes the temp folder of a store whose process was killed, and leaves a live one alone', async () => {
     const root = mkdtempSync(join(tmpdir(), 'switchboard-orphans-'));
     try {
-      // A real process opens a store in `root` (TMPDIR), writes events past its window, and is killed.
+      // A real process opens a store in `root` (TMPDIR), appends more than its spill buffer holds (1 MiB, so the spill file is written), and is killed.
       const script = `
         process.env.TMPDIR = ${JSON.stringify(root)};
         const { TraceStore } = await import(${JSON.stringify(new URL('../../main/core/trace/store.ts', import.meta.url).href)});
         const store = new TraceStore({ windowSize: 10 });
-        for (let i = 0; i < 2000; i++) store.append({ server: 'a', channel: 'stdio', kind: 'stderr', dir: 'in', text: 'x'.repeat(100) });
-        store.get(1);
+        for (let i = 0; i < 10000; i++) store.append({ server: 'a', channel: 'stdio', kind: 'stderr', dir: 'in', text: 'x'.repeat(200) });
+        await new Promise((done) => setImmediate(done));
         console.log('READY');
         setInterval(() => {}, 1000);`;
       const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: root }, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -1,3 +1,7 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { TraceStore } from '../../main/core/trace/store';
 import type { TraceEventInput } from '../../contract/trace';
@@ -26,11 +30,43 @@ describe('TraceStore', () => {
         lastTs = event.ts;
       }
       expect(expected - 1).toBe(100_000);
-      // spilled (old) and in-window (new) events both come back whole
+      // written out (old) and still buffered (new) events both come back whole
       expect(store.get(5)!.body).toEqual(rpcOut(4, 'a').body);
       expect(store.get(99_999)!.rpc!.id).toBe(99_998);
-      // the window is bounded: only windowSize full events are held
-      expect(store.windowSize).toBe(1_000);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('writes every event through: no event object outlives its turn, and each reads back whole from the buffer, then the file', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const store = new TraceStore();
+    const spillBytes = () => {
+      const dir = (store as unknown as { dir: string }).dir;
+      return readdirSync(dir)
+        .filter((f) => f.startsWith('trace-'))
+        .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+    };
+    try {
+      const refs: WeakRef<object>[] = [];
+      for (let i = 0; i < 500; i++) refs.push(new WeakRef(store.append(rpcOut(i))));
+      // Within the turn the objects themselves answer (nothing is serialized yet).
+      expect(store.get(500)).toBe(refs[499]!.deref());
+      await new Promise((done) => setImmediate(done));
+      await new Promise((done) => setTimeout(done, 0));
+      gc();
+      expect(refs.filter((r) => r.deref() !== undefined)).toHaveLength(0);
+      // Serialized into the write buffer, not yet on disk; read back from the buffer.
+      expect(spillBytes()).toBe(0);
+      expect(store.get(1)).toMatchObject({ seq: 1, body: rpcOut(0).body, rpc: rpcOut(0).rpc });
+      expect(store.get(500)).toMatchObject({ seq: 500, body: rpcOut(499).body });
+      expect(spillBytes()).toBe(0);
+      // drain() writes the buffer out; the same events then come from the file.
+      store.drain();
+      expect(spillBytes()).toBeGreaterThan(500 * 100);
+      expect(store.get(250)).toMatchObject({ seq: 250, body: rpcOut(249).body });
+      expect(store.query({ methods: ['tools/list'], limit: 1_000 }).events).toHaveLength(250);
     } finally {
       store.close();
     }

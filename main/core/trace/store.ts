@@ -2,9 +2,15 @@
  * The trace store: append-only, every event numbered without gaps, O(1) append.
  *
  * Memory stays bounded however long the session runs: a compact index of every event lives in
- * typed-array columns (a few dozen bytes an event), full events only for the most recent
- * `windowSize`; older events are written to a per-session spill file and read back on demand.
- * Payloads larger than `previewBytes` go to a blob file at once; the event keeps a preview.
+ * typed-array columns (a few dozen bytes an event); the events themselves are written through, on
+ * the next turn of the event loop, to a per-session spill file (or the session's recording) and
+ * read back on demand: from the spill file's 1 MiB write buffer while they are in it, else from
+ * the file. No event object is kept past that turn. A window of the newest whole events in
+ * memory would have to survive the young generation's collections, and copying it there and
+ * marking it in the old one cost a tracked client more CPU than anything else tracking does
+ * (bench/run.ts measured ~7 % of the client's CPU per call, for a 20,000-event window). The
+ * window (`windowSize`) is what is kept when the disk takes no more (the spill cap, a failed
+ * write). Payloads larger than `previewBytes` go to a blob file at once; the event keeps a preview.
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +21,7 @@ import { Column, Interner } from './columns';
 import { NegotiationMarker } from './negotiation';
 
 export interface TraceStoreOptions {
-  /** Full events kept in memory (default 20,000). */
+  /** Whole events kept in memory once the disk takes no more: the spill file at its cap, or a write failed (default 20,000). */
   windowSize?: number;
   /** Payloads larger than this are stored whole on disk and previewed (default 256 KiB). */
   previewBytes?: number;
@@ -289,12 +295,19 @@ export class TraceStore {
     this.spillLength.push(0);
     if (exchange && (event.kind === 'http-response' || !this.exchangeChannel.has(exchange))) this.exchangeChannel.set(exchange, channel);
 
-    const slot = index % this.windowSize;
-    const evicted = this.recent[slot];
-    // Durable: every event goes to the recording now; an evicted one is already there.
-    if (this.sink) this.spill(event);
-    else if (evicted) this.spill(evicted);
-    this.recent[slot] = event;
+    if (this.paused === undefined && this.spillFailure === undefined) {
+      // Written through: serialized on the next turn of the event loop (into the spill file's
+      // buffer, or the recording), and read back from there. No event object outlives that turn.
+      this.spill(event);
+    } else {
+      // The disk takes no more (the cap, or a failed write): the newest `windowSize` events stay
+      // whole in memory. A recording still gets every event (a stub past the cap, so seqs stay gapless).
+      const slot = index % this.windowSize;
+      const evicted = this.recent[slot];
+      if (this.sink) this.spill(event);
+      else if (evicted) this.spill(evicted);
+      this.recent[slot] = event;
+    }
     this.count++;
 
     for (const listener of this.listeners) {
@@ -366,9 +379,14 @@ export class TraceStore {
     );
   }
 
-  /** Durable mode: hands every event still waiting to the recording (which writes on its own schedule). */
+  /**
+   * Hands every event still waiting to disk: to the recording (which writes on its own schedule),
+   * or serialized and written out to the spill file (which is otherwise written a 1 MiB buffer at a time).
+   */
   drain(): void {
-    if (this.sink && !this.readOnly) this.serializeEvicted();
+    if (this.readOnly || this.closed) return;
+    this.serializeEvicted();
+    if (!this.sink) this.flushSpill();
   }
 
   close(): void {
@@ -469,6 +487,8 @@ export class TraceStore {
       const index = event.seq - 1;
       if (this.paused) {
         this.spillOffset.set(index, PAUSED_OFFSET);
+        // Written through but not on disk: kept in the window while it is among the newest.
+        if (index >= this.count - this.windowSize) this.recent[index % this.windowSize] = event;
         continue;
       }
       // Encoded straight into one buffer: no line strings to join, measure and encode again.
@@ -607,7 +627,7 @@ export class TraceStore {
     if (this.spillSize + chunk.length > this.maxSpillBytes) {
       // Recording to disk pauses, loudly: these and later evicted events read back as stubs
       // saying so; the index (every event's seq, time, server, kind) and the window go on.
-      this.paused ??= `recording paused at ${formatBytes(this.maxSpillBytes)}: the trace's spill file reached its cap; older events than the newest ${this.windowSize.toLocaleString('en-US')} are no longer kept (export what you need and start a new session)`;
+      this.paused ??= `recording paused at ${formatBytes(this.maxSpillBytes)}: the trace's spill file reached its cap; events from here on are kept in memory only, the newest ${this.windowSize.toLocaleString('en-US')} of them (export what you need and start a new session)`;
       for (let i = this.pendingFrom; i < this.count; i++) if (this.spillOffset.get(i) >= this.spillSize) this.spillOffset.set(i, PAUSED_OFFSET);
       this.pendingBytes = 0;
       if (!this.limitReported) {
@@ -636,15 +656,21 @@ export class TraceStore {
   }
 
   private readSpilled(index: number): TraceEvent | undefined {
-    if (this.evicted.length && this.spillOffset.get(index) < 0) this.serializeEvicted();
+    if (this.evicted.length && this.spillOffset.get(index) < 0) {
+      // Still waiting to be serialized (this turn's events): the object itself.
+      const waiting = this.evicted[index - (this.evicted[0]!.seq - 1)];
+      if (waiting?.seq === index + 1) return waiting;
+      this.serializeEvicted();
+    }
     if (this.sink) return this.readFromSink(index);
-    if (this.pendingBytes > 0 && index >= this.pendingFrom && this.spillOffset.get(index) >= 0) this.flushSpill();
     const offset = this.spillOffset.get(index);
     if (offset === -2) return this.lostEvent(index, this.spillFailure ?? 'the spill file could not be written');
     if (offset === PAUSED_OFFSET) return this.lostEvent(index, this.paused ?? 'recording paused');
     if (offset < 0) return undefined;
     const length = this.spillLength.get(index);
     try {
+      // Not written yet: parsed from the buffer (the live tail is read often; no write forced for it).
+      if (this.pendingBytes > 0 && offset >= this.spillSize) return JSON.parse(this.pending!.toString('utf8', offset - this.spillSize, offset - this.spillSize + length)) as TraceEvent;
       const buffer = Buffer.alloc(length);
       readSync(this.spillFd!, buffer, 0, length, offset);
       return JSON.parse(buffer.toString('utf8')) as TraceEvent;
