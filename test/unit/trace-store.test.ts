@@ -26,6 +26,8 @@ describe('TraceStore', () => {
       let lastTs = 0;
       for (const event of store.all()) {
         expect(event.seq).toBe(expected++);
+        // A stub keeps seq and ts: the body says the event itself came back.
+        expect(event.body).toEqual(rpcOut(event.seq - 1).body);
         expect(event.ts).toBeGreaterThanOrEqual(lastTs);
         lastTs = event.ts;
       }
@@ -51,7 +53,7 @@ describe('TraceStore', () => {
     try {
       const refs: WeakRef<object>[] = [];
       for (let i = 0; i < 500; i++) refs.push(new WeakRef(store.append(rpcOut(i))));
-      // Within the turn the objects themselves answer (nothing is serialized yet).
+      // Within the turn the objects still waiting answer themselves (the first 256 were serialized on the way).
       expect(store.get(500)).toBe(refs[499]!.deref());
       await new Promise((done) => setImmediate(done));
       await new Promise((done) => setTimeout(done, 0));
@@ -67,6 +69,15 @@ describe('TraceStore', () => {
       expect(spillBytes()).toBeGreaterThan(500 * 100);
       expect(store.get(250)).toMatchObject({ seq: 250, body: rpcOut(249).body });
       expect(store.query({ methods: ['tools/list'], limit: 1_000 }).events).toHaveLength(250);
+      // Past the first megabyte: the buffer holds lines at offsets after what the file has.
+      for (let i = 500; i < 12_000; i++) store.append(rpcOut(i));
+      await new Promise((done) => setImmediate(done));
+      const written = spillBytes();
+      expect(written).toBeGreaterThan(1024 * 1024);
+      expect(store.get(12_000)).toMatchObject({ seq: 12_000, body: rpcOut(11_999).body });
+      expect(store.get(11_500)).toMatchObject({ seq: 11_500, body: rpcOut(11_499).body });
+      expect(spillBytes()).toBe(written);
+      expect(store.get(600)).toMatchObject({ seq: 600, body: rpcOut(599).body });
     } finally {
       store.close();
     }

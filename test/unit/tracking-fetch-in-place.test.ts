@@ -118,7 +118,9 @@ describe('the tracking fetch, observed in place', () => {
     expect(a).toBe(BODY);
     expect(b).toEqual(ANSWER);
     // Called on something that is not an observed response, a method fails as a Response's would.
-    expect(() => first.formData.call({})).toThrow(TypeError);
+    await expect(first.formData.call({})).rejects.toThrow(TypeError);
+    // The state is not enumerable: a spread or an inspection of the response shows none of it.
+    expect(Object.getOwnPropertySymbols({ ...first }).map(String)).not.toContain('Symbol(switchboard.observedInPlace)');
   });
 
   it("the caller's long-lived signal (the SDK's, one per transport) holds no listener once an exchange has ended", async () => {

@@ -80,6 +80,8 @@ export class RecordingWriter implements TraceSink {
   private scrub: (text: string) => string = identity;
   private closed = false;
   private failed = false;
+  /** A batch of event lines could not be written (they read back as failures). */
+  private linesLost = false;
   private dirty = false;
   private writing = false;
   private headerFinished = false;
@@ -172,6 +174,10 @@ export class RecordingWriter implements TraceSink {
     this.stats.bytes += buffer.length;
     this.dirty = true;
     return ref;
+  }
+
+  writeFailed(): boolean {
+    return this.linesLost;
   }
 
   readEvent(offset: number, length: number): { event: TraceEvent; blob?: BlobRef } {
@@ -329,6 +335,7 @@ export class RecordingWriter implements TraceSink {
       this.stats.written += this.rowsUsed / INDEX_RECORD;
       this.dirty = true;
     } catch (error) {
+      this.linesLost = true;
       this.fail(`the recording could not be written (its events from #${(this.stats.written + 1).toLocaleString('en-US')} on are not on disk): ${message(error)}`);
       // What could not be written is dropped from the queue (memory stays bounded); the offsets
       // handed out for it read back as failures.

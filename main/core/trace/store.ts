@@ -55,6 +55,8 @@ export interface TraceSink {
   writeBlob?(text: string): BlobRef;
   /** The events file's size, for the cap (what is queued included). */
   bytes(): number;
+  /** Whether a batch of event lines failed to be written: the store then keeps its newest events in memory too. */
+  writeFailed?(): boolean;
   /** Called by the sink before it writes, so that events still waiting in the store are taken too. */
   attach?(drain: () => void): void;
   /** One event line back; its whole payload's place when it has one. Throws when it cannot be read. */
@@ -300,7 +302,7 @@ export class TraceStore {
     this.spillLength.push(0);
     if (exchange && (event.kind === 'http-response' || !this.exchangeChannel.has(exchange))) this.exchangeChannel.set(exchange, channel);
 
-    if (this.paused === undefined && this.spillFailure === undefined) {
+    if (this.paused === undefined && this.spillFailure === undefined && !this.sink?.writeFailed?.()) {
       // Written through: serialized on the next turn of the event loop (into the spill file's
       // buffer, or the recording), and read back from there. No event object outlives that turn.
       this.spill(event);
@@ -490,17 +492,21 @@ export class TraceStore {
     }
     for (const event of this.evicted) {
       const index = event.seq - 1;
+      let line = '';
+      let most = 0;
+      if (!this.paused) {
+        // Encoded straight into one buffer: no line strings to join, measure and encode again.
+        line = serializeEvent(event);
+        // A UTF-16 unit is at most 3 bytes of UTF-8 (a pair, 4 bytes for 2 units), plus the newline.
+        most = line.length * 3 + 1;
+        // (which may reach the cap: then this event is not written either)
+        if (this.pendingBytes + most > SPILL_FLUSH_BYTES) this.flushSpill();
+      }
       if (this.paused) {
         this.spillOffset.set(index, PAUSED_OFFSET);
-        // Written through but not on disk: kept in the window while it is among the newest.
-        if (index >= this.count - this.windowSize) this.recent[index % this.windowSize] = event;
+        this.keepInWindow(event);
         continue;
       }
-      // Encoded straight into one buffer: no line strings to join, measure and encode again.
-      const line = serializeEvent(event);
-      // A UTF-16 unit is at most 3 bytes of UTF-8 (a pair, 4 bytes for 2 units), plus the newline.
-      const most = line.length * 3 + 1;
-      if (this.pendingBytes + most > SPILL_FLUSH_BYTES) this.flushSpill();
       if (this.pendingBytes === 0) this.pendingFrom = index;
       this.spillOffset.set(index, this.spillSize + this.pendingBytes);
       if (most > SPILL_FLUSH_BYTES) {
@@ -527,6 +533,8 @@ export class TraceStore {
     for (const event of events) {
       const index = event.seq - 1;
       if (!this.paused && sink.bytes() > this.maxSpillBytes) this.pauseAtCap(index);
+      // Past the cap the recording gets a stub: the event itself stays in the window.
+      if (this.paused) this.keepInWindow(event);
       try {
         const where = sink.append!(this.paused ? this.lostEvent(index, this.paused) : event, this.paused ? undefined : this.blobs.get(event.seq));
         this.spillOffset.set(index, where.offset);
@@ -534,6 +542,7 @@ export class TraceStore {
       } catch (error) {
         this.spillFailure = `the recording could not be written: ${error instanceof Error ? error.message : String(error)}`;
         this.spillOffset.set(index, -2);
+        this.keepInWindow(event);
       }
     }
   }
@@ -622,6 +631,36 @@ export class TraceStore {
     this.count = n;
   }
 
+  /** An event the disk did not take: kept whole in the window while it is among the newest `windowSize`. */
+  private keepInWindow(event: TraceEvent): void {
+    const index = event.seq - 1;
+    if (index >= this.count - this.windowSize) this.recent[index % this.windowSize] = event;
+  }
+
+  /**
+   * The lines of `chunk` (events from `pendingFrom` on, at `spillSize` and after) that the file
+   * did not take: each still among the newest `windowSize` goes back into the window, parsed, so
+   * what was recorded just before the cap or a failed write stays readable; the others are marked
+   * `mark` (they read back as stubs saying why).
+   */
+  private rescue(chunk: Buffer, mark: number): void {
+    // The event being appended may be the one whose line is written: its offset is set already.
+    const end = this.spillOffset.length;
+    for (let i = this.pendingFrom; i < end; i++) {
+      const offset = this.spillOffset.get(i);
+      if (offset < this.spillSize) continue;
+      this.spillOffset.set(i, mark);
+      if (i < end - this.windowSize) continue;
+      const at = offset - this.spillSize;
+      try {
+        const event = JSON.parse(chunk.toString('utf8', at, at + this.spillLength.get(i))) as TraceEvent;
+        this.recent[i % this.windowSize] = event;
+      } catch {
+        // a line that cannot be read back is a stub like the others
+      }
+    }
+  }
+
   private flushSpill(): void {
     if (this.pendingBytes === 0) return;
     this.writeSpill(this.pending!.subarray(0, this.pendingBytes));
@@ -630,10 +669,11 @@ export class TraceStore {
   /** Writes serialized lines (events from `pendingFrom` on) at the end of the spill file; the pending buffer is free again after. */
   private writeSpill(chunk: Buffer): void {
     if (this.spillSize + chunk.length > this.maxSpillBytes) {
-      // Recording to disk pauses, loudly: these and later evicted events read back as stubs
-      // saying so; the index (every event's seq, time, server, kind) and the window go on.
+      // Recording to disk pauses, loudly: from here on the newest events are kept in the window
+      // (this chunk's too), older ones read back as stubs saying so; the index (every event's
+      // seq, time, server, kind) goes on.
       this.paused ??= `recording paused at ${formatBytes(this.maxSpillBytes)}: the trace's spill file reached its cap; events from here on are kept in memory only, the newest ${this.windowSize.toLocaleString('en-US')} of them (export what you need and start a new session)`;
-      for (let i = this.pendingFrom; i < this.count; i++) if (this.spillOffset.get(i) >= this.spillSize) this.spillOffset.set(i, PAUSED_OFFSET);
+      this.rescue(chunk, PAUSED_OFFSET);
       this.pendingBytes = 0;
       if (!this.limitReported) {
         this.limitReported = true;
@@ -650,11 +690,11 @@ export class TraceStore {
       this.spillFd ??= openSync(join(this.dir, `trace-${process.pid}-${this.wallBase}.jsonl`), 'w+', 0o600);
       writeSync(this.spillFd, chunk, 0, chunk.length, this.spillSize);
     } catch (error) {
-      // A full disk must not end the session: these events are lost (each reads back as a
-      // stub saying why), the index and every later event stay.
+      // A full disk must not end the session: this chunk's events go back into the window (the
+      // newest of them) or read back as stubs saying why; later ones are kept in the window.
       this.spillFailure = `the spill file could not be written: ${error instanceof Error ? error.message : String(error)}`;
       console.error(`switchboard: trace: ${this.spillFailure}`);
-      for (let i = this.pendingFrom; i < this.count; i++) if (this.spillOffset.get(i) >= this.spillSize) this.spillOffset.set(i, -2);
+      this.rescue(chunk, -2);
     }
     this.spillSize += chunk.length;
     this.pendingBytes = 0;

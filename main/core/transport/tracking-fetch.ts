@@ -576,8 +576,8 @@ function once(finish: Finish): Finish {
  */
 function observeInPlace(response: Response, source: ReadableStream<Uint8Array>, observe: (chunk: Uint8Array) => void, finish: Finish, overflow: () => Overflow | undefined): Response {
   const state: InPlace = { source, observe, finish, overflow, stream: undefined, read: false };
-  const target = response as Response & { [IN_PLACE]?: InPlace };
-  target[IN_PLACE] = state;
+  // Not enumerable: kept out of inspection and spreads (same attributes on every response, so the same map).
+  Object.defineProperty(response, IN_PLACE, { value: state, configurable: true, writable: true });
   Object.defineProperty(response, 'body', BODY_DESCRIPTOR);
   for (const [name, fn] of IN_PLACE_METHODS) if (name !== 'bytes' || 'bytes' in response) Object.defineProperty(response, name, { value: fn, configurable: true, writable: true });
   return response;
@@ -658,13 +658,13 @@ const IN_PLACE_METHODS: [string, (this: Response) => unknown][] = [
   // Rarer readers go through the pass-through stream.
   [
     'blob',
-    function (this: Response) {
+    async function (this: Response) {
       return streamed(this).blob();
     },
   ],
   [
     'formData',
-    function (this: Response) {
+    async function (this: Response) {
       return streamed(this).formData();
     },
   ],
