@@ -1,8 +1,10 @@
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { RecordingWriter } from '../../main/core/recordings/writer';
 import { TraceStore } from '../../main/core/trace/store';
 import type { TraceEventInput } from '../../contract/trace';
 
@@ -80,6 +82,22 @@ describe('TraceStore', () => {
       expect(store.get(600)).toMatchObject({ seq: 600, body: rpcOut(599).body });
     } finally {
       store.close();
+    }
+  });
+
+  it('durable mode: an event with raw text (a number JSON.parse cannot keep) reads back with it, though the recording stores that text as the body', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-raw-'));
+    const store = new TraceStore({ sink: new RecordingWriter(join(dir, 'r'), { app: { name: 'Switchboard', version: 't' }, startedAt: Date.now(), servers: [], timers: false }) });
+    try {
+      const raw = '{"jsonrpc":"2.0","id":1,"result":{"n":1e400}}';
+      store.append({ server: 'a', channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', body: JSON.parse(raw) as unknown, raw, bytes: raw.length });
+      for (let i = 0; i < 10; i++) store.append(rpcOut(i));
+      store.drain();
+      expect(store.get(1)).toMatchObject({ raw, body: { result: { n: Infinity } } });
+      expect(store.get(11)).toMatchObject({ body: rpcOut(9).body });
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

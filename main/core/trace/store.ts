@@ -304,8 +304,12 @@ export class TraceStore {
 
     if (this.paused === undefined && this.spillFailure === undefined && !this.sink?.writeFailed?.()) {
       // Written through: serialized on the next turn of the event loop (into the spill file's
-      // buffer, or the recording), and read back from there. No event object outlives that turn.
+      // buffer, or the recording), and read back from there. No event object outlives that turn,
+      // but one: a recording's line carries a body's original text as the body itself (export
+      // format), so an event with `raw` (numbers JSON.parse cannot keep, a body cut for depth)
+      // would read back without it. Such events (rare) stay in the window, as all events did.
       this.spill(event);
+      if (this.sink && event.raw !== undefined) this.recent[index % this.windowSize] = event;
     } else {
       // The disk takes no more (the cap, or a failed write): the newest `windowSize` events stay
       // whole in memory. A recording still gets every event (a stub past the cap, so seqs stay gapless).
