@@ -212,8 +212,8 @@ export class TraceStore {
   private blobSize = 0;
   /** Serialized lines not yet written to the spill file: `pendingBytes` of it are in use. */
   private pending: Buffer | undefined;
-  /** Evicted from the window, not yet serialized. */
-  private evicted: TraceEvent[] = [];
+  /** Appended (or, past the cap, evicted from the window) and not yet serialized, in seq order. */
+  private waiting: TraceEvent[] = [];
   private serializeScheduled = false;
   private pendingBytes = 0;
   private pendingFrom = 0;
@@ -248,7 +248,7 @@ export class TraceStore {
     this.onLimit = options.onLimit;
     this.recent = new Array(this.windowSize);
     if (options.backing) this.load(options.backing);
-    else this.sink?.attach?.(() => this.serializeEvicted());
+    else this.sink?.attach?.(() => this.serializeWaiting());
   }
 
   get size(): number {
@@ -309,7 +309,7 @@ export class TraceStore {
       // format), so an event with `raw` (numbers JSON.parse cannot keep, a body cut for depth)
       // would read back without it. Such events (rare) stay in the window, as all events did.
       this.spill(event);
-      if (this.sink && event.raw !== undefined) this.recent[index % this.windowSize] = event;
+      if (this.sink && event.raw !== undefined) this.keepInWindow(event);
     } else {
       // The disk takes no more (the cap, or a failed write): the newest `windowSize` events stay
       // whole in memory. A recording still gets every event (a stub past the cap, so seqs stay gapless).
@@ -396,7 +396,7 @@ export class TraceStore {
    */
   drain(): void {
     if (this.readOnly || this.closed) return;
-    this.serializeEvicted();
+    this.serializeWaiting();
     if (!this.sink) this.flushSpill();
   }
 
@@ -472,29 +472,29 @@ export class TraceStore {
     };
   }
 
-  /** Evicted events are serialized off the append path, on the next turn of the event loop. */
+  /** Queues an event for the disk: serialized off the append path, on the next turn of the event loop. */
   private spill(event: TraceEvent): void {
-    this.evicted.push(event);
+    this.waiting.push(event);
     // A synchronous burst never yields to the event loop: bound what waits in memory.
-    if (this.evicted.length >= MAX_UNSERIALIZED) {
-      this.serializeEvicted();
+    if (this.waiting.length >= MAX_UNSERIALIZED) {
+      this.serializeWaiting();
       return;
     }
     if (!this.serializeScheduled) {
       this.serializeScheduled = true;
-      setImmediate(() => this.serializeEvicted());
+      setImmediate(() => this.serializeWaiting());
     }
   }
 
   /** Never throws: it runs on the append path and from a timer, where a throw would end the process. */
-  private serializeEvicted(): void {
+  private serializeWaiting(): void {
     this.serializeScheduled = false;
     if (this.closed) return;
     if (this.sink) {
       this.writeToSink();
       return;
     }
-    for (const event of this.evicted) {
+    for (const event of this.waiting) {
       const index = event.seq - 1;
       let line = '';
       let most = 0;
@@ -526,14 +526,14 @@ export class TraceStore {
       this.spillLength.set(index, length);
       this.pendingBytes += length;
     }
-    this.evicted = [];
+    this.waiting = [];
   }
 
   /** Durable mode: each waiting event to the recording, in order (a stub once the cap is reached, so its seqs stay gapless). */
   private writeToSink(): void {
     const sink = this.sink!;
-    const events = this.evicted;
-    this.evicted = [];
+    const events = this.waiting;
+    this.waiting = [];
     for (const event of events) {
       const index = event.seq - 1;
       if (!this.paused && sink.bytes() > this.maxSpillBytes) this.pauseAtCap(index);
@@ -568,7 +568,7 @@ export class TraceStore {
     let blob = this.blobs.get(seq);
     if (!blob) {
       if (!Number.isInteger(index) || index < 0 || index >= this.count) return undefined;
-      if (this.evicted.length && this.spillOffset.get(index) < 0) this.serializeEvicted();
+      if (this.waiting.length && this.spillOffset.get(index) < 0) this.serializeWaiting();
       const offset = this.spillOffset.get(index);
       if (offset < 0) return this.get(seq)?.body;
       try {
@@ -705,11 +705,11 @@ export class TraceStore {
   }
 
   private readSpilled(index: number): TraceEvent | undefined {
-    if (this.evicted.length && this.spillOffset.get(index) < 0) {
+    if (this.waiting.length && this.spillOffset.get(index) < 0) {
       // Still waiting to be serialized (this turn's events): the object itself.
-      const waiting = this.evicted[index - (this.evicted[0]!.seq - 1)];
-      if (waiting?.seq === index + 1) return waiting;
-      this.serializeEvicted();
+      const queued = this.waiting[index - (this.waiting[0]!.seq - 1)];
+      if (queued?.seq === index + 1) return queued;
+      this.serializeWaiting();
     }
     if (this.sink) return this.readFromSink(index);
     const offset = this.spillOffset.get(index);
