@@ -169,7 +169,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
         if (typeof payload === 'string' && payload.startsWith('{"type":"event","event":"resync"')) resyncs++;
         if (typeof payload !== 'string' || !payload.startsWith('{"type":"event","event":"traceBatch"')) return;
         const at = Date.now();
-        const match = /"total":(\d+)\}\}$/.exec(payload.slice(-40));
+        const match = /"total":(\d+)(?:,"partial":true)?\}\}$/.exec(payload.slice(-60));
         if (!match) return;
         batchBytes += payload.length;
         arrivals.push({ at, total: Number(match[1]) });

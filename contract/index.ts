@@ -696,6 +696,17 @@ export const methods = {
     args: TraceWindowQuery.default({}),
     result: z.object({ events: z.array(TraceEventShape), offset: z.number(), matched: z.number(), total: z.number(), at: z.number().optional() }),
   },
+  /**
+   * What the live trace pushes carry. `full: true` asks for every event (a view that draws all of
+   * them: the Timeline, grouped Traffic) for the next `TRACE_FEED_LEASE_MS`, renewed while wanted;
+   * without such a lease each push carries only the newest events (`partial`), enough for a
+   * table following the newest rows. Each window names its lease (`lease`); `full: false` gives
+   * that one up at once. The pushes are whole while any lease runs.
+   */
+  traceFeed: {
+    args: z.object({ lease: z.string().min(1).max(64), full: z.boolean() }).strict(),
+    result: z.object({ full: z.boolean(), leaseMs: z.number() }),
+  },
   /** One event whole: its full payload even when the stored body is a preview. */
   traceEvent: { args: z.object({ seq: z.number().int().min(1), source: TraceSource.optional() }).strict(), result: z.object({ event: TraceEventShape, payload: z.unknown() }) },
   /** Full snapshots (all time buckets) of one server or all. */
@@ -855,7 +866,16 @@ export const events = {
   serverState: ServerStatus,
   logBatch: z.object({ lines: z.array(LogLine) }),
   /** New trace events, a few times a second; large bodies are left out (fetch them with traceEvent). */
-  traceBatch: z.object({ events: z.array(TraceEventShape), total: z.number() }),
+  traceBatch: z.object({
+    events: z.array(TraceEventShape),
+    total: z.number(),
+    /**
+     * True when the push carries only the newest events and the ones the auth views watch
+     * (`isAuthRelevant`), not every event since the last push: no window asked for all of them
+     * (`traceFeed`). A gap in seqs is then expected; what is missing is read from main.
+     */
+    partial: z.boolean().optional(),
+  }),
   /** A server's snapshot with only its most recent time buckets, throttled. */
   snapshot: SnapshotShape,
   /** Progress notifications of a call started with a callId. */

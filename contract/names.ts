@@ -16,6 +16,7 @@ export const METHOD_NAMES = [
   'recentLogs',
   'traceQuery',
   'traceWindow',
+  'traceFeed',
   'traceEvent',
   'snapshots',
   'updateServer',

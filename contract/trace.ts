@@ -219,3 +219,18 @@ export function isErrorEvent(e: TraceEvent): boolean {
     e.http?.end === 'error'
   );
 }
+
+/** An event the OAuth views follow live: the auth channel, and a 401 or 403 on any channel. Live pushes always carry these (see `traceFeed`). */
+export function isAuthRelevant(e: TraceEvent): boolean {
+  if (e.channel === 'auth') return true;
+  const status = e.http?.status;
+  return e.kind === 'http-response' && (status === 401 || status === 403);
+}
+
+// ---------------------------------------------------------------------------------------
+// The live feed (`traceFeed`)
+
+/** How long a `traceFeed({ full: true })` lease lasts unless renewed. */
+export const TRACE_FEED_LEASE_MS = 10_000;
+/** Without a lease, a push carries at most this many of the newest events (plus the auth-relevant ones): more than a tall screen of rows. */
+export const TRACE_FEED_TAIL = 200;

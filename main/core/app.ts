@@ -236,6 +236,7 @@ export function createCore(options: CoreOptions): Core {
     ...appHandlers(ctx, options.appSandbox),
     traceQuery: trace$.traceQuery,
     traceWindow: trace$.traceWindow,
+    traceFeed: trace$.traceFeed,
     traceEvent: trace$.traceEvent,
     snapshots: trace$.snapshots,
     traceSaveFile: trace$.traceSaveFile,

@@ -27,6 +27,8 @@ async function start(): Promise<void> {
   };
   link.onReconnected(reload);
   link.onResync(reload);
+  window.addEventListener('pagehide', () => live.trace.leave());
+  window.addEventListener('pageshow', (event) => event.persisted && live.trace.returned());
   root.render(
     <StrictMode>
       <MantineProvider theme={theme} defaultColorScheme="auto">

@@ -6,7 +6,7 @@
  * click on a filter takes to show are printed, never asserted (timing belongs to the bench:
  * bench/traffic-million.ts and the flood workloads). What is asserted: each click was answered
  * (the filtered table showed its matches), the table holds every event main reported
- * (`traceBatch.total`, read off the WebSocket), and after a reload — when only the newest 5,000
+ * (`traceBatch.total`, read off the WebSocket), and after a reload — when only the newest 500
  * are in the page and the rest is read from main by window — it still reaches the first event,
  * one in the middle and the last.
  */
@@ -106,7 +106,7 @@ test('a 20,000-notification flood with the Traffic view open', async ({ page }) 
   // The newest row is on screen (follow), and it is the last event.
   await expect(page.locator(`[data-testid="traffic-row"][data-seq="${finalCount}"]`)).toBeVisible();
 
-  // Reload: the page now holds only the newest 5,000 events; everything older is paged from main.
+  // Reload: the page now holds only the newest 500 events; everything older is paged from main.
   await page.reload();
   await page.locator('body[data-app-state="ready"]').waitFor();
   await openTraffic(page);

@@ -50,6 +50,10 @@ it('a paused page socket during a flood: main stays bounded, the page resyncs an
     if (event === 'resync') resync = payload as typeof resync;
   });
 
+  // Every event in the pushes (a page with the Timeline open holds this lease): the heaviest feed.
+  await driver.ok('traceFeed', { lease: 'backpressure', full: true });
+  const renew = setInterval(() => void driver.ok('traceFeed', { lease: 'backpressure', full: true }).catch(() => undefined), 3_000);
+
   const pid = app.process.pid!;
   const before = rssMiB(pid);
   let peak = before;
@@ -68,6 +72,7 @@ it('a paused page socket during a flood: main stays bounded, the page resyncs an
     }
   } finally {
     clearInterval(sampler);
+    clearInterval(renew);
   }
   const floodMs = Date.now() - started;
   const { total } = await driver.ok<{ total: number }>('traceQuery', { limit: 1 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Batcher, EventHub } from '../../main/core/events';
-import { TraceHub } from '../../main/core/trace/hub';
-import type { TraceEvent, TraceEventInput } from '../../contract/trace';
+import { TraceHub, type TraceHubOptions } from '../../main/core/trace/hub';
+import { TRACE_FEED_LEASE_MS, type TraceEvent, type TraceEventInput } from '../../contract/trace';
 import { rowRange } from '../../renderer/src/components/row-range';
 
 const note = (i: number): TraceEventInput => ({
@@ -48,25 +48,99 @@ describe('Batcher', () => {
 });
 
 describe('TraceHub pushes', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('splits a burst into pushes of at most pushBatchEvents events, every event once and in order', async () => {
-    const events = new EventHub();
-    const pushes: { events: TraceEvent[]; total: number }[] = [];
-    events.subscribe((name, payload) => {
-      if (name === 'traceBatch') pushes.push(payload as { events: TraceEvent[]; total: number });
-    });
-    const hub = new TraceHub(events, { pushIntervalMs: 60_000, pushBatchEvents: 1_000 });
+    const { hub, pushes } = pushing({ pushIntervalMs: 60_000, pushBatchEvents: 1_000 });
+    hub.feed('w1', true); // a window asked for every event
     try {
       // One synchronous burst (as when main fell behind and a turn of its loop recorded thousands).
       for (let i = 0; i < 4_500; i++) hub.record(note(i));
       await nextTurn();
       expect(pushes.map((p) => p.events.length)).toEqual([1_000, 1_000, 1_000, 1_000, 500]);
       expect(pushes.flatMap((p) => p.events.map((e) => e.seq))).toEqual(Array.from({ length: 4_500 }, (_, i) => i + 1));
-      expect(pushes.every((p) => p.total === 4_500)).toBe(true);
+      expect(pushes.every((p) => p.total === 4_500 && p.partial === undefined)).toBe(true);
+    } finally {
+      hub.close();
+    }
+  });
+
+  it('without a lease: one push an interval, the newest pushTail events and every auth-relevant older one, in seq order, marked partial', async () => {
+    vi.useFakeTimers();
+    const { hub, pushes } = pushing({ pushIntervalMs: 250, pushTail: 50 });
+    try {
+      for (let i = 0; i < 3_000; i++) {
+        if (i === 10) hub.record({ server: 's', channel: 'auth', kind: 'http-request', dir: 'out', http: { method: 'POST', url: 'https://as/token' } });
+        else if (i === 20) hub.record({ server: 's', channel: 'post-json', kind: 'http-response', dir: 'in', http: { status: 401 } });
+        else if (i === 30) hub.record({ server: 's', channel: 'post-json', kind: 'http-response', dir: 'in', http: { status: 500 } });
+        else hub.record(note(i));
+      }
+      expect(pushes).toEqual([]); // nothing before the interval, however many arrived
+      await vi.advanceTimersByTimeAsync(250);
+      expect(pushes).toHaveLength(1);
+      expect(pushes[0]!.partial).toBe(true);
+      expect(pushes[0]!.total).toBe(3_000);
+      expect(pushes[0]!.events.map((e) => e.seq)).toEqual([11, 21, ...Array.from({ length: 50 }, (_, i) => 2_951 + i)]);
+      // fewer than pushTail since the last push: all of them
+      for (let i = 0; i < 7; i++) hub.record(note(i));
+      await vi.advanceTimersByTimeAsync(250);
+      expect(pushes[1]!.events.map((e) => e.seq)).toEqual([3_001, 3_002, 3_003, 3_004, 3_005, 3_006, 3_007]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(pushes).toHaveLength(2); // quiet: no empty pushes
+    } finally {
+      hub.close();
+    }
+  });
+
+  it('leases: whole while any window holds one, each ends when given back or TRACE_FEED_LEASE_MS after its last renewal; order kept across every switch', async () => {
+    vi.useFakeTimers();
+    const { hub, pushes } = pushing({ pushIntervalMs: 250, pushTail: 10 });
+    const burst = (n: number) => {
+      for (let i = 0; i < n; i++) hub.record(note(i));
+    };
+    const seqs = () => pushes.flatMap((p) => p.events.map((e) => e.seq));
+    try {
+      burst(30); // partial: 21..30 will go
+      expect(hub.feed('a', true)).toEqual({ full: true, leaseMs: TRACE_FEED_LEASE_MS });
+      // what the partial feed held went out first, at once
+      expect(pushes).toHaveLength(1);
+      expect(pushes[0]!.partial).toBe(true);
+      burst(30);
+      hub.feed('b', true);
+      hub.feed('a', false); // b still holds one
+      burst(30);
+      await vi.advanceTimersByTimeAsync(250);
+      expect(pushes.slice(1).every((p) => !p.partial)).toBe(true);
+      expect(seqs()).toEqual([...Array.from({ length: 10 }, (_, i) => 21 + i), ...Array.from({ length: 60 }, (_, i) => 31 + i)]);
+
+      // b is renewed once, then not: its lease ends TRACE_FEED_LEASE_MS after the renewal
+      await vi.advanceTimersByTimeAsync(TRACE_FEED_LEASE_MS - 1_000);
+      hub.feed('b', true);
+      await vi.advanceTimersByTimeAsync(TRACE_FEED_LEASE_MS - 1);
+      burst(30);
+      await vi.advanceTimersByTimeAsync(250);
+      expect(pushes.at(-1)!.partial).toBeUndefined();
+      expect(pushes.at(-1)!.events).toHaveLength(30);
+      await vi.advanceTimersByTimeAsync(TRACE_FEED_LEASE_MS);
+      burst(30);
+      await vi.advanceTimersByTimeAsync(250);
+      expect(pushes.at(-1)!.partial).toBe(true);
+      expect(pushes.at(-1)!.events.map((e) => e.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 141 + i));
     } finally {
       hub.close();
     }
   });
 });
+
+type Push = { events: TraceEvent[]; total: number; partial?: boolean };
+
+/** A hub whose trace pushes are collected. */
+function pushing(options: TraceHubOptions): { hub: TraceHub; pushes: Push[] } {
+  const events = new EventHub();
+  const pushes: Push[] = [];
+  events.subscribe((name, payload) => name === 'traceBatch' && pushes.push(payload as Push));
+  return { hub: new TraceHub(events, options), pushes };
+}
 
 describe('rowRange (fixed-height virtual rows)', () => {
   it('gives the rows on screen plus overscan, clamped to the list', () => {

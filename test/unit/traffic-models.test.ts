@@ -6,11 +6,11 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApi, type SwitchboardApi } from '../../contract/client';
-import { isErrorEvent, type TraceEvent, type TraceEventInput } from '../../contract/trace';
+import { TRACE_FEED_TAIL, isErrorEvent, type TraceEvent, type TraceEventInput } from '../../contract/trace';
 import { createCore, type Core } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { ExchangeGroup, ListModel, SeqModel, WindowModel, findSeq, firstAfter, type RowModel } from '../../renderer/src/features/traffic/models';
-import { TraceBuffer } from '../../renderer/src/state/trace-buffer';
+import { LEAN_WINDOW, TraceBuffer } from '../../renderer/src/state/trace-buffer';
 
 const cores: Core[] = [];
 const disposers: (() => void)[] = [];
@@ -76,16 +76,61 @@ function inputs(n: number, server = 's'): TraceEventInput[] {
 }
 
 describe('TraceBuffer', () => {
-  it('a push of events it already loaded is not appended twice', async () => {
+  it('without a full-feed lease: loads the newest 500, is pushed the newest 200 (partial), keeps at most LEAN_WINDOW, never an event twice', async () => {
     const w = world();
     w.record(inputs(300));
-    const pushed = new Promise<number>((resolve) => disposers.push(w.api.on('traceBatch', ({ events }) => resolve(events.length))));
-    const buffer = await liveBuffer(w); // loads all 300 before the batch that carries them is pushed
-    expect(await pushed).toBe(300);
+    const pushed = new Promise<{ length: number; partial?: boolean }>((resolve) => disposers.push(w.api.on('traceBatch', ({ events, partial }) => resolve({ length: events.length, partial }))));
+    const buffer = await liveBuffer(w); // loads all 300 before the batch that carries the newest is pushed
+    expect(await pushed).toEqual({ length: TRACE_FEED_TAIL, partial: true });
+    expect(buffer.full).toBe(false);
     expect(buffer.events.map((e) => e.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
     w.record(inputs(5));
     await expect.poll(() => buffer.events.length).toBe(305);
     expect(new Set(buffer.events.map((e) => e.seq)).size).toBe(305);
+
+    // a flood: the buffer holds the newest of each push, bounded, in order; the total is exact
+    for (let i = 0; i < 20; i++) {
+      w.record(inputs(1_000));
+      await new Promise((resolve) => setTimeout(resolve, 300)); // one push each
+    }
+    await expect.poll(() => buffer.total).toBe(20_305);
+    const seqs = buffer.events.map((e) => e.seq);
+    expect(seqs.length).toBeLessThanOrEqual(LEAN_WINDOW);
+    expect(seqs.at(-1)).toBe(20_305);
+    expect(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]!)).toBe(true);
+    expect(seqs.slice(-TRACE_FEED_TAIL)).toEqual(Array.from({ length: TRACE_FEED_TAIL }, (_, i) => 20_305 - TRACE_FEED_TAIL + 1 + i));
+    expect(seqs.length).toBeLessThan(20_305 - 300); // it was not given everything
+  });
+
+  it('with a full-feed lease: a whole window without a gap, every event pushed; released, the pushes are partial again', async () => {
+    const w = world();
+    w.record(inputs(7_000));
+    const buffer = await liveBuffer(w);
+    const release = buffer.acquireFull();
+    await expect.poll(() => buffer.full).toBe(true);
+    // (what the partial feed still held went out as one last partial push when the lease began)
+    const batches: { partial?: boolean; seqs: number[] }[] = [];
+    disposers.push(w.api.on('traceBatch', ({ events, partial }) => batches.push({ partial, seqs: events.map((e) => e.seq) })));
+    expect(buffer.events.map((e) => e.seq)).toEqual(Array.from({ length: 5_000 }, (_, i) => 2_001 + i));
+    for (let i = 0; i < 5; i++) {
+      w.record(inputs(1_000));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await expect.poll(() => buffer.events.at(-1)?.seq).toBe(12_000);
+    expect(buffer.events.map((e) => e.seq)).toEqual(Array.from({ length: 10_000 }, (_, i) => 2_001 + i));
+    expect(batches.length).toBeGreaterThan(0);
+    expect(batches.every((b) => !b.partial)).toBe(true);
+    expect(batches.flatMap((b) => b.seqs)).toEqual(Array.from({ length: 5_000 }, (_, i) => 7_001 + i));
+
+    release();
+    expect(buffer.full).toBe(false);
+    expect(buffer.events.length).toBe(LEAN_WINDOW); // what it holds is trimmed to what a table shows
+    batches.length = 0;
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the release reaches main
+    w.record(inputs(1_000));
+    await expect.poll(() => batches.length).toBe(1);
+    expect(batches[0]).toMatchObject({ partial: true });
+    expect(batches[0]!.seqs).toEqual(Array.from({ length: TRACE_FEED_TAIL }, (_, i) => 13_000 - TRACE_FEED_TAIL + 1 + i));
   });
 });
 
@@ -121,9 +166,9 @@ describe('ExchangeGroup', () => {
 describe('SeqModel', () => {
   it('row i is event baseline + i + 1: from the live window, the rest paged from main; each event once', async () => {
     const w = world();
-    w.record(inputs(6_200)); // more than the buffer loads (5,000): the oldest 1,200 are only in main
+    w.record(inputs(6_200)); // more than the buffer loads (the newest 500): the oldest 5,700 are only in main
     const buffer = await liveBuffer(w);
-    expect(buffer.events[0]!.seq).toBe(1_201);
+    expect(buffer.events[0]!.seq).toBe(5_701);
     const model = new SeqModel(w.api, 'live', buffer);
     disposers.push(() => model.dispose());
     expect(model.count).toBe(6_200);
@@ -131,7 +176,7 @@ describe('SeqModel', () => {
     expect(model.rowAt(0)).toBeUndefined(); // not loaded yet
 
     const loaded = changed(model);
-    model.visible(0, 1_199);
+    model.visible(0, 5_699);
     await loaded;
     await settled(model);
     const all = w.events();
@@ -212,7 +257,8 @@ describe('ListModel', () => {
     // live: new events join their rows
     w.record(inputs(14));
     await expect.poll(() => buffer.total).toBe(44);
-    model.tick(false);
+    model.tick(false); // new events are read from main
+    await expect.poll(() => model.events.length).toBe(44);
     model.setExpanded(new Set());
     const rows = Array.from({ length: model.count }, (_, i) => model.rowAt(i)!);
     const shown = rows.flatMap((row) => (row instanceof ExchangeGroup ? row.events : [row]));
@@ -231,9 +277,11 @@ describe('ListModel', () => {
     w.record(inputs(5));
     await expect.poll(() => buffer.total).toBe(45);
     model.tick(true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(model.count).toBe(15);
     model.tick(false);
-    model.tick(false);
+    model.tick(false); // a second tick while the first one's read is under way adds nothing twice
+    await expect.poll(() => model.events.length).toBe(20);
     expect(model.events.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 26 + i));
     expect(model.indexOfSeq(26)).toBe(0);
     expect(model.indexOfSeq(25)).toBe(-1);

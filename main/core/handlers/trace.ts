@@ -23,7 +23,7 @@ import { saveChunksToFile, tooLargeMessage } from '../trace/bulk-io';
 import { IMPORT_LIMITS, NotATraceError, importJsonl } from '../trace/import-jsonl';
 import type { CoreContext, FileDialogs } from './context';
 
-type TraceHandlers = Pick<Handlers, 'traceQuery' | 'traceWindow' | 'traceEvent' | 'snapshots' | 'traceSaveFile' | 'traceOpenFile'>;
+type TraceHandlers = Pick<Handlers, 'traceQuery' | 'traceWindow' | 'traceFeed' | 'traceEvent' | 'snapshots' | 'traceSaveFile' | 'traceOpenFile'>;
 
 /** An import's answer (POST /api/trace/import, `traceOpenFile({into: 'view'})`). */
 export interface TraceImportResult {
@@ -160,6 +160,7 @@ export function traceHandlers(ctx: CoreContext): TraceHandlers & { closeImports(
   return {
     traceQuery: async ({ source, ...query }) => hubOf(source).store.query(query),
     traceWindow: async ({ source, ...query }) => traceWindow(hubOf(source).store, query),
+    traceFeed: async ({ lease, full }) => ctx.trace.feed(lease, full),
     traceEvent: async ({ seq, source }) => {
       const store = hubOf(source).store;
       const event = store.get(seq);

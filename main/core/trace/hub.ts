@@ -1,8 +1,15 @@
 /**
  * The trace, assembled: the store, the snapshot engine fed by it, and the throttled pushes to
  * the renderer (trace batches and snapshots a few times a second, never one message an event).
+ *
+ * Main is the one source of events; a window holds what it shows. So a push carries every event
+ * only while a window asked for all of them (`traceFeed`: the Timeline, grouped Traffic, each on
+ * a lease it renews); otherwise it is the newest `TRACE_FEED_TAIL` (what a table following the
+ * newest rows shows) plus the auth-relevant events, marked `partial`, with the total. Under a
+ * flood that is ~200 events a push instead of every one: main does not serialize, the browser does
+ * not carry and the page does not parse tens of MB nobody looks at.
  */
-import type { TraceEvent, TraceEventInput } from '../../../contract/trace';
+import { TRACE_FEED_LEASE_MS, TRACE_FEED_TAIL, isAuthRelevant, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
 import { Batcher, type EventHub } from '../events';
 import { SnapshotEngine, type SnapshotOptions } from './snapshots';
 import { TraceStore, type TraceStoreOptions } from './store';
@@ -16,15 +23,24 @@ export interface TraceHubOptions {
   pushBodyBytes?: number;
   /** A push carries at most this many events; a batch is pushed as soon as it holds them, before the interval is up (default 500: about 250 KB of JSON, a parse of a few ms on the page). */
   pushBatchEvents?: number;
+  /** Without a full-feed lease, a push carries the newest this many events (default TRACE_FEED_TAIL). */
+  pushTail?: number;
 }
 
 const RECENT_BUCKETS = 3;
+/** Full-feed leases held at once (windows of this one main); past this the oldest is dropped. */
+const MAX_LEASES = 32;
 
 export class TraceHub {
   readonly store: TraceStore;
   readonly snapshots: SnapshotEngine;
   private readonly batcher: Batcher<TraceEvent> | undefined;
+  private readonly tail: TailPush | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
+  /** A window holds a full-feed lease (`traceFeed`). */
+  private fullFeed = false;
+  /** Full-feed leases by name, each with the timer that ends it. */
+  private readonly leases = new Map<string, NodeJS.Timeout>();
 
   constructor(events: EventHub | undefined, options: TraceHubOptions = {}) {
     this.store = new TraceStore(options.store);
@@ -34,16 +50,19 @@ export class TraceHub {
     const interval = options.pushIntervalMs ?? 250;
     const limit = options.pushBodyBytes ?? 8 * 1024;
     const most = options.pushBatchEvents ?? 500;
+    const emit = (batch: TraceEvent[], partial: boolean) =>
+      events.emit('traceBatch', { events: batch.map((e) => slim(e, limit)), total: this.store.size, ...(partial ? { partial } : {}) });
     // A batch is at most `most` events, so the page parses and applies each push in a short task,
     // even when main fell behind and a turn of its event loop recorded thousands at once.
     this.batcher = new Batcher(
       (batch) => {
-        for (let at = 0; at < batch.length; at += most) events.emit('traceBatch', { events: batch.slice(at, at + most).map((e) => slim(e, limit)), total: this.store.size });
+        for (let at = 0; at < batch.length; at += most) emit(batch.slice(at, at + most), false);
       },
       interval,
       most,
     );
-    this.store.subscribe((event) => this.batcher!.push(event));
+    this.tail = new TailPush((batch) => emit(batch, true), interval, options.pushTail ?? TRACE_FEED_TAIL);
+    this.store.subscribe((event) => (this.fullFeed ? this.batcher!.push(event) : this.tail!.push(event)));
     this.timer = setInterval(() => {
       for (const server of this.snapshots.takeDirty()) {
         const snapshot = this.snapshots.snapshot(server, RECENT_BUCKETS);
@@ -59,10 +78,80 @@ export class TraceHub {
 
   now = (): number => this.store.now();
 
+  /**
+   * `traceFeed`: every event in the pushes while any window's lease runs (each lasts
+   * TRACE_FEED_LEASE_MS from its last renewal), the newest only otherwise.
+   */
+  feed(lease: string, full: boolean): { full: boolean; leaseMs: number } {
+    if (!this.batcher || !this.tail) return { full: false, leaseMs: 0 };
+    clearTimeout(this.leases.get(lease));
+    this.leases.delete(lease);
+    if (full) {
+      // a window that vanished without giving its lease back holds nothing for long; and there are never many
+      if (this.leases.size >= MAX_LEASES) this.feed(this.leases.keys().next().value!, false);
+      const timer = setTimeout(() => this.feed(lease, false), TRACE_FEED_LEASE_MS);
+      timer.unref();
+      this.leases.set(lease, timer);
+    }
+    const whole = this.leases.size > 0;
+    if (whole !== this.fullFeed) {
+      // What the other path holds goes out first: the order of events is kept across the switch.
+      if (whole) this.tail.drain();
+      else this.batcher.drain();
+      this.fullFeed = whole;
+    }
+    return { full: whole, leaseMs: full ? TRACE_FEED_LEASE_MS : 0 };
+  }
+
   close(): void {
+    for (const timer of this.leases.values()) clearTimeout(timer);
+    this.leases.clear();
     this.batcher?.drain();
+    this.tail?.drain();
     if (this.timer) clearInterval(this.timer);
     this.store.close();
+  }
+}
+
+/**
+ * The push without a full-feed lease: on a timer, the newest `size` events since the last push
+ * (a ring, so a flood costs one array write an event) and every auth-relevant one among the
+ * older (a handful), in seq order.
+ */
+class TailPush {
+  private ring: (TraceEvent | undefined)[];
+  private next = 0;
+  private held = 0;
+  private kept: TraceEvent[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly flush: (events: TraceEvent[]) => void,
+    private readonly intervalMs: number,
+    private readonly size: number,
+  ) {
+    this.ring = new Array<TraceEvent | undefined>(size);
+  }
+
+  push(event: TraceEvent): void {
+    const out = this.ring[this.next];
+    if (out && this.held === this.size && isAuthRelevant(out)) this.kept.push(out);
+    this.ring[this.next] = event;
+    this.next = (this.next + 1) % this.size;
+    if (this.held < this.size) this.held++;
+    this.timer ??= setTimeout(() => this.drain(), this.intervalMs);
+  }
+
+  drain(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.held === 0) return;
+    const events = this.kept;
+    for (let i = this.held; i > 0; i--) events.push(this.ring[(this.next - i + this.size) % this.size]!);
+    this.ring.fill(undefined);
+    this.kept = [];
+    this.held = 0;
+    this.flush(events);
   }
 }
 

@@ -1,5 +1,5 @@
 /** The live stores (trace buffer, snapshots), created once per window and shared by the views. */
-import { createContext, useContext } from 'react';
+import { createContext, useContext, useEffect } from 'react';
 import type { SnapshotStore } from './snapshot-store';
 import type { TraceBuffer } from './trace-buffer';
 import { useVersion } from './useStore';
@@ -28,4 +28,13 @@ export function useSnapshotStore(): SnapshotStore {
   const { snapshots } = useLive();
   useVersion(snapshots);
   return snapshots;
+}
+
+/** While `active`, this view needs every live event in the buffer (a full-feed lease, `TraceBuffer.acquireFull`). */
+export function useFullTraceFeed(active: boolean): void {
+  const live = useContext(LiveContext);
+  useEffect(() => {
+    if (!active || !live) return;
+    return live.trace.acquireFull();
+  }, [active, live]);
 }

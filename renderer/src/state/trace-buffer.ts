@@ -1,16 +1,29 @@
 /**
  * The live trace on the renderer side: events arrive in batches (a few a second) and are kept
- * here, outside React state, in a bounded window of the newest WINDOW. Views read it on a
- * throttled tick, so a flood of 20,000 events is a handful of renders, not 20,000. Main is the
- * source of everything else: Traffic asks it for windows of rows (`traceWindow`, `traceQuery`
- * pages), the Timeline pages older events with `traceQuery`.
+ * here, outside React state. Views read it on a throttled tick, so a flood of 20,000 events is a
+ * handful of renders, not 20,000. Main is the source of everything else: Traffic asks it for
+ * windows of rows (`traceWindow`, `traceQuery` pages), the Timeline pages older events with
+ * `traceQuery`.
+ *
+ * Two feeds (`traceFeed`). By default main pushes only the newest events (`partial` batches):
+ * the buffer then holds the newest LEAN_WINDOW it was given, with gaps, which is what a table
+ * following the newest rows shows; anything else is read from main. A view that draws every
+ * event (the Timeline) takes a full-feed lease with `acquireFull()`: while one is held the buffer
+ * starts over from a whole window loaded from main and every push carries every event, up to
+ * WINDOW without a gap.
  */
 import type { SwitchboardApi } from '../../../contract/client';
-import type { TraceEvent } from '../../../contract/trace';
+import { TRACE_FEED_LEASE_MS, type TraceEvent } from '../../../contract/trace';
+import { afterSeq } from './seq-search';
 import { Signal } from './store';
 
 export const WINDOW = 20_000;
+/** Without a full feed: the newest events kept (many screens of rows). */
+export const LEAN_WINDOW = 2_000;
 const TICK_MS = 200;
+/** Events loaded at start (newest first): a whole window with a full feed, a few screens without. */
+const LOAD_FULL = 5_000;
+const LOAD_LEAN = 500;
 
 /** Notifies on a throttled tick: many batches within TICK_MS are one notification. */
 export class TraceBuffer extends Signal {
@@ -19,7 +32,16 @@ export class TraceBuffer extends Signal {
   /** Events main holds (the window may hold fewer). */
   total = 0;
   paused = false;
+  /** Every event of the window's span is here (a full-feed lease is held and the window was loaded whole). */
+  full = false;
   private pendingWhilePaused: TraceEvent[] = [];
+  /** Views holding a full-feed lease. */
+  private fullHolders = 0;
+  /** This window's lease, named so main counts each window's separately. */
+  private readonly lease = `w${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  private renewTimer: ReturnType<typeof setInterval> | undefined;
+  /** A switch to the full feed under way (one at a time). */
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly api: SwitchboardApi) {
     super({ throttleMs: TICK_MS });
@@ -27,7 +49,7 @@ export class TraceBuffer extends Signal {
 
   /** Loads the most recent window, then follows live batches. */
   async start(): Promise<() => void> {
-    const off = this.api.on('traceBatch', ({ events, total }) => this.receive(events, total));
+    const off = this.api.on('traceBatch', ({ events, total, partial }) => this.receive(events, total, partial));
     await this.load();
     return off;
   }
@@ -40,22 +62,97 @@ export class TraceBuffer extends Signal {
     this.events = [];
     this.pendingWhilePaused = [];
     this.total = 0;
-    await this.load();
+    // a new main process knows no lease
+    if (this.fullHolders > 0) await this.startFull();
+    else await this.load();
   }
 
-  private async load(): Promise<void> {
-    const page = await this.api.traceQuery({ order: 'desc', limit: 5000 });
+  /**
+   * Every event in the pushes while the returned release is not called (the Timeline). Leases of
+   * several views are one; the last release gives it back.
+   */
+  acquireFull(): () => void {
+    this.fullHolders++;
+    if (this.fullHolders === 1) {
+      this.renewTimer = setInterval(() => {
+        this.api.traceFeed({ lease: this.lease, full: true }).catch((error: unknown) => console.error('Switchboard: renewing the full trace feed failed', error));
+      }, TRACE_FEED_LEASE_MS / 3);
+      void this.startFull();
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.fullHolders--;
+      if (this.fullHolders === 0) this.stopFull();
+    };
+  }
+
+  /** The page is going away: its lease is given back now rather than running out (best effort; `pageshow` takes it again). */
+  leave(): void {
+    if (this.fullHolders > 0) this.api.traceFeed({ lease: this.lease, full: false }).catch(() => undefined);
+  }
+
+  /** The page came back from the back/forward cache: a lease given up on leaving is taken again. */
+  returned(): void {
+    if (this.fullHolders > 0) void this.startFull();
+  }
+
+  private startFull(): Promise<void> {
+    this.starting ??= (async () => {
+      try {
+        await this.api.traceFeed({ lease: this.lease, full: true });
+        if (this.fullHolders === 0) return;
+        // What the buffer holds came in partial pushes: start over from a whole window. Every push
+        // from now on is whole (it comes after main's answer on the same link), so what arrives
+        // while the window loads, past its newest, is whole too.
+        const page = await this.api.traceQuery({ order: 'desc', limit: LOAD_FULL });
+        if (this.fullHolders === 0) return;
+        const loaded = page.events.reverse();
+        const newest = loaded.length ? loaded[loaded.length - 1]!.seq : 0;
+        this.events = loaded.concat(this.events.slice(afterSeq(this.events, newest)));
+        this.total = Math.max(this.total, page.total);
+        this.full = true;
+        this.trim();
+        this.notify();
+      } catch (error) {
+        console.error('Switchboard: switching to the full trace feed failed', error);
+      } finally {
+        this.starting = undefined;
+      }
+    })();
+    return this.starting;
+  }
+
+  private stopFull(): void {
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+    this.full = false;
+    this.trim();
+    this.api.traceFeed({ lease: this.lease, full: false }).catch((error: unknown) => console.error('Switchboard: leaving the full trace feed failed', error));
+  }
+
+  private async load(limit = this.fullHolders > 0 ? LOAD_FULL : LOAD_LEAN): Promise<void> {
+    const page = await this.api.traceQuery({ order: 'desc', limit });
     const known = new Set(this.events.map((e) => e.seq));
     this.events = [...page.events.reverse().filter((e) => !known.has(e.seq)), ...this.events].sort((a, b) => a.seq - b.seq);
     this.total = Math.max(this.total, page.total);
     this.notify();
   }
 
-  receive(events: TraceEvent[], total: number): void {
+  receive(events: TraceEvent[], total: number, partial = false): void {
     this.total = Math.max(this.total, total);
+    // The lease ran out under us (main was too busy to hear a renewal, or restarted): take it again.
+    if (partial && this.full && !this.starting) {
+      this.full = false;
+      void this.startFull();
+    }
     if (this.paused) {
       // Paused means the view holds still; nothing is lost, it is applied on resume.
-      this.pendingWhilePaused.push(...events);
+      for (const event of events) this.pendingWhilePaused.push(event);
+      // more than the window holds would be dropped on resume anyway (the newest are kept)
+      const most = this.full ? WINDOW : LEAN_WINDOW;
+      if (this.pendingWhilePaused.length > 2 * most) this.pendingWhilePaused.splice(0, this.pendingWhilePaused.length - most);
       return;
     }
     this.append(events);
@@ -92,7 +189,12 @@ export class TraceBuffer extends Signal {
       this.events.push(event);
       last = event.seq;
     }
-    if (this.events.length > WINDOW) this.events.splice(0, this.events.length - WINDOW);
+    this.trim();
     this.notify();
+  }
+
+  private trim(): void {
+    const most = this.full ? WINDOW : LEAN_WINDOW;
+    if (this.events.length > most) this.events.splice(0, this.events.length - most);
   }
 }

@@ -4,7 +4,7 @@
  * 401/403 answers on the server's MCP channels that started it. Plain functions, no React.
  */
 import { safeStringify } from '../../../../contract/bounded-json';
-import type { TraceEvent } from '../../../../contract/trace';
+import { isAuthRelevant, type TraceEvent } from '../../../../contract/trace';
 
 export type StepKind =
   | 'challenge'
@@ -80,11 +80,8 @@ export interface EventStep extends StepBase {
 export type AuthStep = ExchangeStep | EventStep;
 
 /** The events that make a server's steps: the `auth` channel, and 401/403 answers elsewhere. */
-export function isAuthRelevant(e: TraceEvent): boolean {
-  if (e.channel === 'auth') return true;
-  const status = e.http?.status;
-  return e.kind === 'http-response' && (status === 401 || status === 403);
-}
+/** One rule in main and here: live pushes always carry these events. */
+export { isAuthRelevant };
 
 const pathOf = (url: string | undefined): string => {
   if (!url) return '';

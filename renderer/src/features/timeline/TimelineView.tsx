@@ -8,7 +8,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ServerStatus } from '../../../../contract';
 import type { TraceEvent } from '../../../../contract/trace';
 import { useApi } from '../../api/context';
-import { useTraceBuffer } from '../../state/live';
+import { useFullTraceFeed, useTraceBuffer } from '../../state/live';
 import { useNavigation } from '../../state/navigation';
 import { fromSeq } from '../../state/seq-search';
 import { ModelSync } from './model';
@@ -92,16 +92,21 @@ export function TimelineView({ servers }: { servers: ServerStatus[] }) {
     sync = new ModelSync();
     cache.syncs.set(nav.source.id, sync);
   }
-  const firstLive = buffer.events[0]?.seq ?? Infinity;
+  // The lanes draw every event: the buffer gets all of them while this view is open (until then
+  // it holds only the newest few, with gaps, and the model waits).
+  useFullTraceFeed(live);
+  const whole = !live || buffer.full;
+  const firstLive = whole ? (buffer.events[0]?.seq ?? Infinity) : Infinity;
   const events = useMemo(() => {
     if (!live) return imported?.events ?? [];
+    if (!whole) return undefined;
     if (!cache.earlier.length) return buffer.events;
     const before = cache.earlier.slice(0, fromSeq(cache.earlier, firstLive));
     return before.length ? before.concat(buffer.events) : buffer.events;
     // `buffer.events` is appended to in place; its version says when
-  }, [live, imported, buffer.events, buffer.version, earlier.count, firstLive]);
+  }, [live, whole, imported, buffer.events, buffer.version, earlier.count, firstLive]);
   const dataVersion = live ? buffer.version : (imported?.version ?? 0);
-  const model = useMemo(() => sync.sync(events), [sync, events, dataVersion]);
+  const model = useMemo(() => (events ? sync.sync(events) : sync.model), [sync, events, dataVersion]);
 
   const firstKnown = Math.min(firstLive, cache.earlier[0]?.seq ?? Infinity);
   const olderNotLoaded = live && Number.isFinite(firstKnown) ? firstKnown - 1 : 0;
@@ -109,7 +114,7 @@ export function TimelineView({ servers }: { servers: ServerStatus[] }) {
     setEarlier((e) => ({ ...e, loading: true, error: undefined }));
     try {
       const pages: TraceEvent[][] = [];
-      let cursor: number | undefined = Math.min(cache.earlier[0]?.seq ?? Infinity, buffer.events[0]?.seq ?? Infinity);
+      let cursor: number | undefined = Math.min(cache.earlier[0]?.seq ?? Infinity, buffer.full ? (buffer.events[0]?.seq ?? Infinity) : Infinity);
       let loaded = 0;
       while (cursor !== undefined && Number.isFinite(cursor) && cursor > 1 && loaded < EARLIER_BATCH) {
         // descending from just before `cursor`

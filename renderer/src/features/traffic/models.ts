@@ -11,7 +11,7 @@
  *   among the matches (`traceWindow`); the page keeps only the rows around the screen.
  * - `ListModel`: grouped by exchange (filtered or not). The newest matching page is loaded from
  *   main (`order: 'desc'`), older pages as the user scrolls up (`cursor`), newer ones as the
- *   live trace grows. Unfiltered + grouped live reads the buffer's window instead.
+ *   live trace grows (read from main too: the live pushes carry only the newest events).
  */
 import type { SwitchboardApi } from '../../../../contract/client';
 import type { TraceEvent } from '../../../../contract/trace';
@@ -253,7 +253,7 @@ export class ListModel extends Signal implements RowModel {
   constructor(
     private readonly api: SwitchboardApi,
     private readonly source: string,
-    /** The live buffer: unfiltered (grouped), rows come from its window; filtered, only its total is read. */
+    /** The live buffer: only its total is read (rows come from main). */
     private readonly buffer: TraceBuffer | null,
     /** Filters as traceQuery args; `null` = every event. */
     private readonly query: Record<string, unknown> | null,
@@ -267,27 +267,15 @@ export class ListModel extends Signal implements RowModel {
     void this.init();
   }
 
-  private get useBuffer(): boolean {
-    return this.buffer !== null && this.query === null;
-  }
-
   private async init(): Promise<void> {
     try {
-      if (this.useBuffer) {
-        const window = this.buffer!.events;
-        this.events = window.slice(afterSeq(window, this.baseline));
-        this.total = this.buffer!.total;
-        const first = this.events[0]?.seq;
-        this.olderCursor = first !== undefined ? (first > this.baseline + 1 ? first : undefined) : this.total > this.baseline ? this.total + 1 : undefined;
-      } else {
-        const page = await this.api.traceQuery({ ...this.query, source: this.source, order: 'desc', limit: LIST_PAGE });
-        if (this.disposed) return;
-        const events = page.events.reverse();
-        this.events = events.slice(afterSeq(events, this.baseline));
-        this.olderCursor = this.events.length < events.length ? undefined : page.nextCursor;
-        this.scannedTo = page.total;
-        this.total = page.total;
-      }
+      const page = await this.api.traceQuery({ ...this.query, source: this.source, order: 'desc', limit: LIST_PAGE });
+      if (this.disposed) return;
+      const events = page.events.reverse();
+      this.events = events.slice(afterSeq(events, this.baseline));
+      this.olderCursor = this.events.length < events.length ? undefined : page.nextCursor;
+      this.scannedTo = page.total;
+      this.total = page.total;
       this.rebuild();
     } catch (error) {
       this.error = errorMessage(error);
@@ -373,18 +361,6 @@ export class ListModel extends Signal implements RowModel {
 
   tick(paused: boolean): void {
     if (!this.live || paused || this.loading || this.disposed) return;
-    if (this.useBuffer) {
-      const window = this.buffer!.events;
-      const last = this.events.length ? this.events[this.events.length - 1]!.seq : this.baseline;
-      const from = afterSeq(window, last);
-      this.total = this.buffer!.total;
-      if (from >= window.length) return;
-      const fresh = window.slice(from);
-      for (const event of fresh) this.events.push(event);
-      this.append(fresh);
-      this.notify();
-      return;
-    }
     void this.tail();
   }
 
