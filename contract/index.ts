@@ -870,8 +870,8 @@ export const events = {
     events: z.array(TraceEventShape),
     total: z.number(),
     /**
-     * True when the push carries only the newest events and the ones the auth views watch
-     * (`isAuthRelevant`), not every event since the last push: no window asked for all of them
+     * True when the push carries only the newest events, the ones the auth views watch
+     * (`isAuthRelevant`) and HTTP responses, not every event since the last push: no window asked for all of them
      * (`traceFeed`). A gap in seqs is then expected; what is missing is read from main.
      */
     partial: z.boolean().optional(),

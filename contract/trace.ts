@@ -232,5 +232,5 @@ export function isAuthRelevant(e: TraceEvent): boolean {
 
 /** How long a `traceFeed({ full: true })` lease lasts unless renewed. */
 export const TRACE_FEED_LEASE_MS = 10_000;
-/** Without a lease, a push carries at most this many of the newest events (plus the auth-relevant ones): more than a tall screen of rows. */
+/** Without a lease, a push carries at most this many of the newest events (plus the auth-relevant ones and HTTP responses): more than a tall screen of rows. */
 export const TRACE_FEED_TAIL = 200;

@@ -65,7 +65,7 @@ describe('TraceHub pushes', () => {
     }
   });
 
-  it('without a lease: one push an interval, the newest pushTail events and every auth-relevant older one, in seq order, marked partial', async () => {
+  it('without a lease: one push an interval, the newest pushTail events and every older auth-relevant event or HTTP response, in seq order, marked partial', async () => {
     vi.useFakeTimers();
     const { hub, pushes } = pushing({ pushIntervalMs: 250, pushTail: 50 });
     try {
@@ -80,7 +80,8 @@ describe('TraceHub pushes', () => {
       expect(pushes).toHaveLength(1);
       expect(pushes[0]!.partial).toBe(true);
       expect(pushes[0]!.total).toBe(3_000);
-      expect(pushes[0]!.events.map((e) => e.seq)).toEqual([11, 21, ...Array.from({ length: 50 }, (_, i) => 2_951 + i)]);
+      // the token request (auth channel), and both HTTP responses (the 401 and the 500: a response settles its exchange's channel)
+      expect(pushes[0]!.events.map((e) => e.seq)).toEqual([11, 21, 31, ...Array.from({ length: 50 }, (_, i) => 2_951 + i)]);
       // fewer than pushTail since the last push: all of them
       for (let i = 0; i < 7; i++) hub.record(note(i));
       await vi.advanceTimersByTimeAsync(250);

@@ -79,9 +79,15 @@ describe('TraceBuffer', () => {
   it('without a full-feed lease: loads the newest 500, is pushed the newest 200 (partial), keeps at most LEAN_WINDOW, never an event twice', async () => {
     const w = world();
     w.record(inputs(300));
-    const pushed = new Promise<{ length: number; partial?: boolean }>((resolve) => disposers.push(w.api.on('traceBatch', ({ events, partial }) => resolve({ length: events.length, partial }))));
+    const pushed = new Promise<{ events: TraceEvent[]; partial?: boolean }>((resolve) => disposers.push(w.api.on('traceBatch', resolve)));
     const buffer = await liveBuffer(w); // loads all 300 before the batch that carries the newest is pushed
-    expect(await pushed).toEqual({ length: TRACE_FEED_TAIL, partial: true });
+    const push = await pushed;
+    expect(push.partial).toBe(true);
+    // the newest 200, and before them only HTTP responses (each settles its exchange's channel)
+    const older = push.events.slice(0, -TRACE_FEED_TAIL);
+    expect(push.events.slice(-TRACE_FEED_TAIL).map((e) => e.seq)).toEqual(Array.from({ length: TRACE_FEED_TAIL }, (_, i) => 101 + i));
+    expect(older.length).toBeGreaterThan(0);
+    expect(older.every((e) => e.kind === 'http-response' && e.seq <= 100)).toBe(true);
     expect(buffer.full).toBe(false);
     expect(buffer.events.map((e) => e.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
     w.record(inputs(5));
@@ -130,7 +136,30 @@ describe('TraceBuffer', () => {
     w.record(inputs(1_000));
     await expect.poll(() => batches.length).toBe(1);
     expect(batches[0]).toMatchObject({ partial: true });
-    expect(batches[0]!.seqs).toEqual(Array.from({ length: TRACE_FEED_TAIL }, (_, i) => 13_000 - TRACE_FEED_TAIL + 1 + i));
+    expect(batches[0]!.seqs.slice(-TRACE_FEED_TAIL)).toEqual(Array.from({ length: TRACE_FEED_TAIL }, (_, i) => 13_000 - TRACE_FEED_TAIL + 1 + i));
+    expect(batches[0]!.seqs.length).toBeLessThan(1_000); // not the 1,000 recorded: the older ones are only the HTTP responses
+  });
+});
+
+describe('TraceBuffer, lease lost', () => {
+  it('a partial push while it wants the full feed: it takes the lease again and starts over from a whole window', async () => {
+    const w = world();
+    w.record(inputs(1_000));
+    const buffer = await liveBuffer(w);
+    const release = buffer.acquireFull();
+    disposers.push(release);
+    await expect.poll(() => buffer.full).toBe(true);
+    // main forgets the lease (as when it runs out before a renewal is heard)
+    await w.api.traceFeed({ lease: buffer.lease, full: false });
+    w.record(inputs(3_000));
+    await expect.poll(() => buffer.events.at(-1)?.seq, { timeout: 5_000 }).toBe(4_000);
+    await expect.poll(() => buffer.full).toBe(true);
+    w.record(inputs(1_000));
+    await expect.poll(() => buffer.events.at(-1)?.seq).toBe(5_000);
+    // whole again: no gap in what it holds
+    const seqs = buffer.events.map((e) => e.seq);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i));
+    expect(seqs.length).toBeGreaterThanOrEqual(5_000 - 1);
   });
 });
 

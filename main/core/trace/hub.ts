@@ -5,7 +5,7 @@
  * Main is the one source of events; a window holds what it shows. So a push carries every event
  * only while a window asked for all of them (`traceFeed`: the Timeline, grouped Traffic, each on
  * a lease it renews); otherwise it is the newest `TRACE_FEED_TAIL` (what a table following the
- * newest rows shows) plus the auth-relevant events, marked `partial`, with the total. Under a
+ * newest rows shows) plus the auth-relevant events and HTTP responses, marked `partial`, with the total. Under a
  * flood that is ~200 events a push instead of every one: main does not serialize, the browser does
  * not carry and the page does not parse tens of MB nobody looks at.
  */
@@ -115,8 +115,8 @@ export class TraceHub {
 
 /**
  * The push without a full-feed lease: on a timer, the newest `size` events since the last push
- * (a ring, so a flood costs one array write an event) and every auth-relevant one among the
- * older (a handful), in seq order.
+ * (a ring, so a flood costs one array write an event) and, among the older, those
+ * `keptInPartial` (at most one per exchange), in seq order.
  */
 class TailPush {
   private ring: (TraceEvent | undefined)[];
@@ -135,7 +135,7 @@ class TailPush {
 
   push(event: TraceEvent): void {
     const out = this.ring[this.next];
-    if (out && this.held === this.size && isAuthRelevant(out)) this.kept.push(out);
+    if (out && this.held === this.size && keptInPartial(out)) this.kept.push(out);
     this.ring[this.next] = event;
     this.next = (this.next + 1) % this.size;
     if (this.held < this.size) this.held++;
@@ -153,6 +153,15 @@ class TailPush {
     this.held = 0;
     this.flush(events);
   }
+}
+
+/**
+ * Older events a partial push carries too: the auth-relevant ones (the OAuth views follow them
+ * live), and every HTTP response (one an exchange: it settles the exchange's channel, which the
+ * table shows on the request's row, pushed or not).
+ */
+function keptInPartial(event: TraceEvent): boolean {
+  return event.kind === 'http-response' || isAuthRelevant(event);
 }
 
 /** A pushed copy of an event without a large body; the renderer fetches it by seq when shown. */

@@ -21,7 +21,7 @@ export const WINDOW = 20_000;
 /** Without a full feed: the newest events kept (many screens of rows). */
 export const LEAN_WINDOW = 2_000;
 const TICK_MS = 200;
-/** Events loaded at start (newest first): a whole window with a full feed, a few screens without. */
+/** Events loaded (newest first): a whole window when a full feed begins, a few screens at start. */
 const LOAD_FULL = 5_000;
 const LOAD_LEAN = 500;
 
@@ -38,7 +38,7 @@ export class TraceBuffer extends Signal {
   /** Views holding a full-feed lease. */
   private fullHolders = 0;
   /** This window's lease, named so main counts each window's separately. */
-  private readonly lease = `w${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  readonly lease = `w${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   private renewTimer: ReturnType<typeof setInterval> | undefined;
   /** A switch to the full feed under way (one at a time). */
   private starting: Promise<void> | undefined;
@@ -129,11 +129,12 @@ export class TraceBuffer extends Signal {
     this.renewTimer = undefined;
     this.full = false;
     this.trim();
+    this.notify();
     this.api.traceFeed({ lease: this.lease, full: false }).catch((error: unknown) => console.error('Switchboard: leaving the full trace feed failed', error));
   }
 
-  private async load(limit = this.fullHolders > 0 ? LOAD_FULL : LOAD_LEAN): Promise<void> {
-    const page = await this.api.traceQuery({ order: 'desc', limit });
+  private async load(): Promise<void> {
+    const page = await this.api.traceQuery({ order: 'desc', limit: LOAD_LEAN });
     const known = new Set(this.events.map((e) => e.seq));
     this.events = [...page.events.reverse().filter((e) => !known.has(e.seq)), ...this.events].sort((a, b) => a.seq - b.seq);
     this.total = Math.max(this.total, page.total);
@@ -142,8 +143,9 @@ export class TraceBuffer extends Signal {
 
   receive(events: TraceEvent[], total: number, partial = false): void {
     this.total = Math.max(this.total, total);
-    // The lease ran out under us (main was too busy to hear a renewal, or restarted): take it again.
-    if (partial && this.full && !this.starting) {
+    // A lease is wanted but the pushes are partial: it ran out under us (main was too busy to hear
+    // a renewal) or taking it failed. Take it again (the window starts over from main).
+    if (partial && this.fullHolders > 0 && !this.starting) {
       this.full = false;
       void this.startFull();
     }
