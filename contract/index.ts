@@ -698,7 +698,7 @@ export const methods = {
   },
   /**
    * What the live trace pushes carry. `full: true` asks for every event (a view that draws all of
-   * them: the Timeline, grouped Traffic) for the next `TRACE_FEED_LEASE_MS`, renewed while wanted;
+   * them: the Timeline) for the next `TRACE_FEED_LEASE_MS`, renewed while wanted;
    * without such a lease each push carries only the newest events (`partial`), enough for a
    * table following the newest rows. Each window names its lease (`lease`); `full: false` gives
    * that one up at once. The pushes are whole while any lease runs.

@@ -3,11 +3,11 @@
  * the renderer (trace batches and snapshots a few times a second, never one message an event).
  *
  * Main is the one source of events; a window holds what it shows. So a push carries every event
- * only while a window asked for all of them (`traceFeed`: the Timeline, grouped Traffic, each on
- * a lease it renews); otherwise it is the newest `TRACE_FEED_TAIL` (what a table following the
- * newest rows shows) plus the auth-relevant events and HTTP responses, marked `partial`, with the total. Under a
- * flood that is ~200 events a push instead of every one: main does not serialize, the browser does
- * not carry and the page does not parse tens of MB nobody looks at.
+ * only while a window asked for all of them (`traceFeed`: the Timeline, on a lease it renews);
+ * otherwise it is the newest `TRACE_FEED_TAIL` (what a table following the newest rows shows)
+ * plus the older events `keptInPartial` (auth-relevant ones, HTTP responses), marked `partial`,
+ * with the total. Under a flood that is ~200 events a push instead of every one: main does not
+ * serialize, the browser does not carry and the page does not parse tens of MB nobody looks at.
  */
 import { TRACE_FEED_LEASE_MS, TRACE_FEED_TAIL, isAuthRelevant, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
 import { Batcher, type EventHub } from '../events';
