@@ -58,6 +58,10 @@ export interface RpcSummary {
   errorMessage?: string;
   /** For progress notifications: the token, which names the request it belongs to. */
   progressToken?: string | number;
+  /** For `notifications/cancelled`: the id of the request it cancels (`params.requestId`). */
+  cancels?: string | number;
+  /** For a result: true when it is a tool's error (`result.isError: true`). */
+  isError?: true;
 }
 
 export interface HttpInfo {

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNELS, EVENT_KINDS, type TraceEvent } from '../../contract/trace';
 import { createCore } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
+import { slim } from '../../main/core/trace/hub';
+import { summarizeBody } from '../../main/core/trace/rpc';
 import { MAX_ROWS, ModelSync, TimelineModel, afterSeq, laneOrder, lowerBound, spanStart, tickTs, type Lane, type Span } from '../../renderer/src/features/timeline/model';
 import { startFixture, type RunningFixture } from '../fixtures/everything/harness';
 import { call } from '../support/core-calls';
@@ -152,6 +154,29 @@ describe('TimelineModel', () => {
       ['b', 'pending'],
     ]);
     expect(laneOf(model, 's', 'rpc-out')!.open.size).toBe(1);
+  });
+
+  it('folds pushed events (no body, no headers) as it folds whole ones: a tool error and a cancellation come from the summary', () => {
+    const log = new EventLog();
+    log.line('s', 'out', { id: 1, method: 'tools/call' });
+    log.line('s', 'in', { id: 1, result: { isError: true, content: [] } });
+    log.line('s', 'out', { id: 2, method: 'tools/call' });
+    log.line('s', 'out', { method: 'notifications/cancelled', params: { requestId: 2 } });
+    log.line('s', 'out', { id: 'three', method: 'tools/call' });
+    log.line('s', 'in', { id: 'three', result: { isError: false, content: [] } });
+    log.postJson('h', { id: 4, method: 'tools/call' }, { result: { isError: true, content: [] } });
+    // As main records them (its summary of each body) and as a push carries them (hub.ts slim).
+    const recorded = log.events.map((e) => ({ ...e, ...summarizeBody(e.body) }));
+    const pushed = recorded.map(slim);
+    expect(pushed.every((e) => e.body === undefined && e.http?.headers === undefined)).toBe(true);
+    const model = fold(pushed);
+    expect(laneOf(model, 's', 'rpc-out')!.spans.map((s) => [s.label, s.status])).toEqual([
+      ['tools/call', 'tool-error'],
+      ['tools/call', 'cancelled'],
+      ['tools/call', 'ok'],
+    ]);
+    expect(laneOf(model, 'h', 'rpc-out')!.spans.map((s) => s.status)).toEqual(['tool-error']);
+    expect(picture(model)).toEqual(picture(fold(recorded)));
   });
 
   it("a disconnect abandons that server's waiting requests and streams, not another server's", () => {

@@ -93,6 +93,42 @@ describe('TraceHub pushes', () => {
     }
   });
 
+  it('a push carries the index part of each event: no body, raw text or headers (marked truncated, still whole in main), the summary kept, the event in main untouched', async () => {
+    const { hub, pushes } = pushing({ pushIntervalMs: 60_000 });
+    hub.feed('w1', true);
+    try {
+      hub.record({
+        server: 's',
+        channel: 'post-json',
+        kind: 'http-request',
+        dir: 'out',
+        exchange: 'x1',
+        http: { method: 'POST', url: 'http://127.0.0.1:9/mcp', headers: { 'content-type': 'application/json' } },
+        rpc: { id: 1, method: 'tools/call', kind: 'request' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } },
+        bytes: 60,
+      });
+      hub.record({ server: 's', channel: 'post-json', kind: 'http-end', dir: 'in', exchange: 'x1', http: { status: 200, end: 'complete' }, rpc: { id: 1, kind: 'result', isError: true }, body: { deep: 1 }, raw: '{"deep":1}', bytes: 10 });
+      hub.record({ server: 's', channel: 'stdio', kind: 'stderr', dir: 'in', text: 'a line' });
+      hub.feed('w1', false); // drains the full feed
+      const pushed = pushes.flatMap((p) => p.events);
+      expect(pushed.map((e) => [e.seq, e.body, e.raw, e.http?.headers, e.truncated])).toEqual([
+        [1, undefined, undefined, undefined, true],
+        [2, undefined, undefined, undefined, true],
+        [3, undefined, undefined, undefined, undefined],
+      ]);
+      expect(pushed[0]).toMatchObject({ rpc: { id: 1, method: 'tools/call', kind: 'request' }, http: { method: 'POST', url: 'http://127.0.0.1:9/mcp' }, bytes: 60 });
+      expect(pushed[1]).toMatchObject({ rpc: { id: 1, kind: 'result', isError: true }, http: { status: 200, end: 'complete' } });
+      expect(pushed[2]).toMatchObject({ text: 'a line' });
+      // main keeps them whole (the renderer reads them by seq)
+      expect(hub.store.get(1)).toMatchObject({ body: { params: { name: 'echo' } }, http: { headers: { 'content-type': 'application/json' } } });
+      expect(hub.store.get(1)!.truncated).toBeUndefined();
+      expect(hub.store.get(2)).toMatchObject({ body: { deep: 1 }, raw: '{"deep":1}' });
+    } finally {
+      hub.close();
+    }
+  });
+
   it('leases: whole while any window holds one, each ends when given back or TRACE_FEED_LEASE_MS after its last renewal; order kept across every switch', async () => {
     vi.useFakeTimers();
     const { hub, pushes } = pushing({ pushIntervalMs: 250, pushTail: 10 });

@@ -19,8 +19,6 @@ export interface TraceHubOptions {
   snapshots?: SnapshotOptions;
   /** How often batches and snapshots are pushed (default 250 ms). */
   pushIntervalMs?: number;
-  /** Bodies larger than this are left out of pushed events (default 8 KiB). */
-  pushBodyBytes?: number;
   /** A push carries at most this many events; a batch is pushed as soon as it holds them, before the interval is up (default 500: about 250 KB of JSON, a parse of a few ms on the page). */
   pushBatchEvents?: number;
   /** Without a full-feed lease, a push carries the newest this many events (default TRACE_FEED_TAIL). */
@@ -48,10 +46,9 @@ export class TraceHub {
     this.store.subscribe((event) => this.snapshots.apply(event));
     if (!events) return;
     const interval = options.pushIntervalMs ?? 250;
-    const limit = options.pushBodyBytes ?? 8 * 1024;
     const most = options.pushBatchEvents ?? 500;
     const emit = (batch: TraceEvent[], partial: boolean) =>
-      events.emit('traceBatch', { events: batch.map((e) => slim(e, limit)), total: this.store.size, ...(partial ? { partial } : {}) });
+      events.emit('traceBatch', { events: batch.map(slim), total: this.store.size, ...(partial ? { partial } : {}) });
     // A batch is at most `most` events, so the page parses and applies each push in a short task,
     // even when main fell behind and a turn of its event loop recorded thousands at once.
     this.batcher = new Batcher(
@@ -164,8 +161,19 @@ function keptInPartial(event: TraceEvent): boolean {
   return event.kind === 'http-response' || isAuthRelevant(event);
 }
 
-/** A pushed copy of an event without a large body; the renderer fetches it by seq when shown. */
-function slim(event: TraceEvent, limit: number): TraceEvent {
-  if ((event.body === undefined && event.raw === undefined) || (event.bytes ?? 0) <= limit) return event;
-  return { ...event, body: undefined, raw: undefined, truncated: true };
+/**
+ * An event as a push carries it. What the views draw from pushed events is the index's part:
+ * kind, channel, the JSON-RPC summary (which names a cancelled request and a tool's error too),
+ * HTTP status, text. The body (and its raw text) and the HTTP headers stay in main: marked
+ * `truncated`, an event is fetched by seq when they are shown (the Traffic detail and the OAuth
+ * views read main's events anyway; a push only tells them to). Under a flood that is a third less
+ * JSON to write, carry and parse, and far fewer objects for the page to keep and collect.
+ */
+export function slim(event: TraceEvent): TraceEvent {
+  const hasBody = event.body !== undefined || event.raw !== undefined;
+  const headers = event.http?.headers !== undefined;
+  if (!hasBody && !headers) return event;
+  const lean: TraceEvent = hasBody ? { ...event, body: undefined, raw: undefined, truncated: true } : { ...event };
+  if (headers) lean.http = { ...event.http, headers: undefined };
+  return lean;
 }

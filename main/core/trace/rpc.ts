@@ -14,7 +14,15 @@ export function summarizeRpc(message: unknown): RpcSummary | undefined {
       m.method === 'notifications/progress' ? params?.progressToken : (params?._meta as Record<string, unknown> | undefined)?.progressToken;
     // Only a token's legal forms are indexed: an object here would be a value the index has to walk.
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-    return { id, method: m.method, kind: id === undefined ? 'notification' : 'request', ...(progressToken !== undefined ? { progressToken } : {}) };
+    const requestId = m.method === 'notifications/cancelled' ? params?.requestId : undefined;
+    const cancels = typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+    return {
+      id,
+      method: m.method,
+      kind: id === undefined ? 'notification' : 'request',
+      ...(progressToken !== undefined ? { progressToken } : {}),
+      ...(cancels !== undefined ? { cancels } : {}),
+    };
   }
   if ('error' in m && m.error && typeof m.error === 'object') {
     const error = m.error as { code?: unknown; message?: unknown };
@@ -25,7 +33,10 @@ export function summarizeRpc(message: unknown): RpcSummary | undefined {
       errorMessage: typeof error.message === 'string' ? error.message : undefined,
     };
   }
-  if ('result' in m) return { id, kind: 'result' };
+  if ('result' in m) {
+    const result = m.result as { isError?: unknown } | null | undefined;
+    return typeof result === 'object' && result !== null && result.isError === true ? { id, kind: 'result', isError: true } : { id, kind: 'result' };
+  }
   return undefined;
 }
 

@@ -438,7 +438,8 @@ export class TimelineModel {
       case 'notification': {
         if (!bridge) this.tick(this.lane(server, 'notifications'), event, dir, rpc); // the bridge's are ticks of its own lane already
         if (rpc.method === 'notifications/cancelled') {
-          const requestId = (event.body as { params?: { requestId?: string | number } } | undefined)?.params?.requestId;
+          // Pushed events carry no body (main's summary names the request); older recordings' events only their body.
+          const requestId = rpc.cancels ?? (event.body as { params?: { requestId?: string | number } } | undefined)?.params?.requestId;
           const key = `${scope}\u0000${dir}:${requestId}`;
           const span = requestId !== undefined ? this.pending.get(key) : undefined;
           if (span) {
@@ -458,7 +459,7 @@ export class TimelineModel {
         this.pending.delete(key);
         let status: SpanStatus = rpc.kind === 'error' && event.negotiation !== 'answer' ? 'error' : 'ok';
         if (rpc.kind === 'error') span.detail = `${rpc.errorCode ?? ''} ${rpc.errorMessage ?? ''}`.trim();
-        else if (!event.batch && (event.body as { result?: { isError?: unknown } } | undefined)?.result?.isError === true) {
+        else if (rpc.isError === true || (!event.batch && (event.body as { result?: { isError?: unknown } } | undefined)?.result?.isError === true)) {
           status = 'tool-error';
           span.detail = 'isError: true';
         }
