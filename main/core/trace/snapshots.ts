@@ -35,6 +35,37 @@ interface Pending {
   progress?: InFlightRequest['progress'];
 }
 
+/** A request the in-flight count includes, as the snapshot lists them: not a ping, not the long-lived listen request. */
+const inFlight = (p: Pending): boolean => !p.ping && p.method !== 'subscriptions/listen';
+
+/**
+ * Requests waiting for an answer, with how many of them count as in flight kept as they come and
+ * go: each event's bucket reads the count, which a walk of the map would make cost as many steps
+ * as there are requests waiting (thousands, through a busy proxy) on every event.
+ */
+class PendingRequests extends Map<string, Pending> {
+  inFlight = 0;
+
+  override set(key: string, value: Pending): this {
+    const previous = super.get(key);
+    if (previous && inFlight(previous)) this.inFlight--;
+    if (inFlight(value)) this.inFlight++;
+    return super.set(key, value);
+  }
+
+  override delete(key: string): boolean {
+    const previous = super.get(key);
+    if (previous === undefined) return false;
+    if (inFlight(previous)) this.inFlight--;
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    this.inFlight = 0;
+    super.clear();
+  }
+}
+
 const LATENCY_SAMPLES_PER_BUCKET = 32;
 
 class ServerState {
@@ -44,7 +75,7 @@ class ServerState {
   readonly sessions: ServerSnapshot['sessions'] = [];
   readonly latencies = new Map<string, { samples: number[]; next: number; count: number; max: number }>();
   /** key: `${requestDir}:${id}` */
-  readonly pending = new Map<string, Pending>();
+  readonly pending = new PendingRequests();
   readonly progressTokens = new Map<string | number, string>();
   readonly openExchanges = new Map<string, Channel>();
   /** Pending keys of the requests each HTTP exchange carried, until the exchange ends. */
@@ -80,7 +111,7 @@ class ServerState {
       // An event stamped earlier than the newest bucket (clock skew between sources): count it in place.
       return this.buckets.findLast((b) => b.t === t) ?? last;
     }
-    const bucket: TimeBucket = { t, messages: {}, errors: { http4xx: 0, http5xx: 0, rpc: 0, transport: 0 }, bytes: 0, latency: {}, inFlight: countInFlight(this.pending) };
+    const bucket: TimeBucket = { t, messages: {}, errors: { http4xx: 0, http5xx: 0, rpc: 0, transport: 0 }, bytes: 0, latency: {}, inFlight: this.pending.inFlight };
     this.buckets.push(bucket);
     if (this.buckets.length > this.options.bucketSeconds) this.buckets.splice(0, this.buckets.length - this.options.bucketSeconds);
     return bucket;
@@ -294,7 +325,7 @@ export class SnapshotEngine {
       state.pending.delete(key);
       if (pending.progressToken !== undefined) state.progressTokens.delete(pending.progressToken);
     }
-    bucket.inFlight = countInFlight(state.pending);
+    bucket.inFlight = state.pending.inFlight;
   }
 
   /** A POST is counted as post-json until its response says it is post-sse: move its counts. */
@@ -433,7 +464,7 @@ export class SnapshotEngine {
       sessions: state.sessions.map((s) => ({ ...s })),
       latency,
       inFlight: [...state.pending.entries()]
-        .filter(([, p]) => !p.ping && p.method !== 'subscriptions/listen')
+        .filter(([, p]) => inFlight(p))
         .slice(0, 100)
         .map(([, p]) => ({ id: p.id, method: p.method, channel: p.channel, since: p.since, progress: p.progress })),
       bytesIn: state.bytesIn,
@@ -474,9 +505,3 @@ function percentiles(samples: number[]): { p50: number; p95: number } {
   return { p50: at(0.5), p95: at(0.95) };
 }
 
-/** Requests waiting for an answer, counted as the snapshot lists them: not pings, not the long-lived listen request. */
-function countInFlight(pending: Map<string, Pending>): number {
-  let n = 0;
-  for (const p of pending.values()) if (!p.ping && p.method !== 'subscriptions/listen') n++;
-  return n;
-}
