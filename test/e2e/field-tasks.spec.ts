@@ -127,7 +127,10 @@ test('item 2: a tool that requires tasks offers only "Run as task" and runs; a n
   await expect(optional.getByTestId('tool-task-only')).toHaveCount(0);
   await setArgs(page, { seconds: 'soon' });
   await optional.getByTestId('tool-call').click();
+  // The arguments are checked against the schema off the page's main thread: wait for its verdict
+  // ("Send anyway") or for the result, not for whichever is there the moment the click returns.
   const sendAnyway = optional.getByTestId('tool-send-anyway');
+  await expect(sendAnyway.or(optional.getByTestId('tool-result-iserror')).first()).toBeVisible();
   if (await sendAnyway.isVisible()) await sendAnyway.click();
   await expect(optional.getByTestId('tool-result-iserror')).toBeVisible();
   await setArgs(page, { seconds: 0.5 });
