@@ -509,7 +509,14 @@ function transportGoals(results: WorkloadResult[]): GoalRow[] {
       goal: '≤ 1.03',
       pass: r.ratio <= 1.03,
     });
-    rows.push({ what: `client CPU, tracked / untracked, ${label[r.name] ?? r.name}`, ours: f(r.cpuRatio, 3), goal: '≤ 1.05', pass: r.cpuRatio <= 1.05 });
+    // The goal is on Σ CPU; the per-round ratios' spread says how far one run's figure can be trusted.
+    const cpu = spreadOf(r.tracked.cpuMs.map((t, i) => t / r.untracked.cpuMs[i]!));
+    rows.push({
+      what: `client CPU, tracked / untracked, ${label[r.name] ?? r.name}`,
+      ours: `${f(r.cpuRatio, 3)} (rounds ${f(cpu.min, 2)}–${f(cpu.max, 2)}, IQR ${f(cpu.iqr, 3)})`,
+      goal: '≤ 1.05',
+      pass: r.cpuRatio <= 1.05,
+    });
   }
   return rows;
 }
