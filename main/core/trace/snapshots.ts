@@ -412,7 +412,8 @@ export class SnapshotEngine {
           if (pending && params && typeof params.progress === 'number') pending.progress = { progress: params.progress, total: params.total, message: params.message };
         }
         if (rpc.method === 'notifications/cancelled') {
-          const requestId = (event.body as { params?: { requestId?: string | number } } | undefined)?.params?.requestId;
+          // The summary names the request (as the Timeline reads it); events recorded before it did, only their body.
+          const requestId = rpc.cancels ?? (event.body as { params?: { requestId?: string | number } } | undefined)?.params?.requestId;
           if (requestId !== undefined) state.pending.delete(`${direction}:${requestId}`);
         }
         break;
