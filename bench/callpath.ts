@@ -94,7 +94,8 @@ async function sdkSide(name: 'sdk' | 'tracked', url: string): Promise<Side> {
   const client = new Client({ name: `switchboard-callpath-${name}`, version: '0.0.0' }, { versionNegotiation: { mode: 'legacy' } });
   const transport = new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {});
   await client.connect(transport);
-  // undici's per-request abort listeners on the transport's long-lived signal (see bench/client.ts).
+  // undici's per-request abort listeners on the transport's long-lived signal (see bench/client.ts,
+  // also for what the lifted limit costs the sides whose requests carry that signal).
   const signal = (transport as unknown as { _abortController?: AbortController })._abortController?.signal;
   if (signal) setMaxListeners(0, signal);
   return {
