@@ -232,7 +232,8 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
         `lag ${lagMs === null ? 'never (timeout)' : `${(lagMs / 1000).toFixed(2)} s`} after main recorded the last event` +
         `${wsLagMs === null ? '' : ` (${(wsLagMs / 1000).toFixed(2)} s after its batch was reported on the WebSocket)`}; ` +
         `frames p50=${frames.p50} p95=${frames.p95} p99=${frames.p99} max=${frames.max} ms (${frames.frames} frames, ${frames.long} over 50 ms, ${frames.longMs} ms in them); ` +
-        `page long tasks ${tasks.count} (${tasks.totalMs} ms, max ${tasks.maxMs} ms, ${tasks.over100} of 100 ms or more)`,
+        `page long tasks ${tasks.count} (${tasks.totalMs} ms, max ${tasks.maxMs} ms, ${tasks.over100} of 100 ms or more); ` +
+        `frames over 50 ms with no page long task in them ${tasks.longFramesWithoutTask} of ${frames.long}`,
     );
     return result;
   } finally {

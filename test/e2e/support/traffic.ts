@@ -1,6 +1,7 @@
 /** Page helpers for the Traffic view's e2e specs (traffic.spec.ts, stress.spec.ts). */
 import { expect, type Locator, type Page } from '@playwright/test';
 import { stdioFixtureCommand } from '../../fixtures/everything/harness';
+import { longFramesWithoutTask } from './frames';
 
 export async function openTraffic(page: Page): Promise<void> {
   await page.getByTestId('view-traffic').click();
@@ -135,6 +136,8 @@ export async function timeClick(page: Page, click: string, until: { selector: st
 interface FrameProbe {
   requestAnimationFrame(callback: (time: number) => void): number;
   __frames?: number[];
+  /** When each frame in `__frames` began (rAF time): with the delta, the frame's interval. */
+  __frameEnds?: number[];
   __framesStop?: boolean;
   /** The page's own long tasks (> 50 ms of script, style, layout) while the probe ran: [start, duration]. */
   __longTasks?: [number, number][];
@@ -146,6 +149,7 @@ export async function startFrameProbe(page: Page): Promise<void> {
   await page.evaluate(() => {
     const g = globalThis as unknown as FrameProbe;
     g.__frames = [];
+    g.__frameEnds = [];
     g.__framesStop = false;
     g.__longTasks = [];
     g.__longTaskObserver?.disconnect();
@@ -155,7 +159,10 @@ export async function startFrameProbe(page: Page): Promise<void> {
     g.__longTaskObserver.observe({ type: 'longtask', buffered: false });
     let last = -1;
     const loop = (time: number) => {
-      if (last >= 0) g.__frames!.push(time - last);
+      if (last >= 0) {
+        g.__frames!.push(time - last);
+        g.__frameEnds!.push(time);
+      }
       last = time;
       if (!g.__framesStop) g.requestAnimationFrame(loop);
     };
@@ -172,15 +179,22 @@ export async function stopFrameProbe(page: Page): Promise<number[]> {
 }
 
 /** The page's long tasks while the frame probe ran (a long frame with none is the page waiting for a CPU, not working). */
-export async function longTasks(page: Page): Promise<{ count: number; totalMs: number; maxMs: number; over100: number }> {
-  const tasks = await page.evaluate(() => {
+export async function longTasks(page: Page): Promise<{ count: number; totalMs: number; maxMs: number; over100: number; longFramesWithoutTask: number }> {
+  const { tasks, frames, ends } = await page.evaluate(() => {
     const g = globalThis as unknown as FrameProbe;
     g.__longTaskObserver?.disconnect();
-    return g.__longTasks ?? [];
+    return { tasks: g.__longTasks ?? [], frames: g.__frames ?? [], ends: g.__frameEnds ?? [] };
   });
   const durations = tasks.map(([, d]) => d);
-  return { count: durations.length, totalMs: round(durations.reduce((a, b) => a + b, 0)), maxMs: round(Math.max(0, ...durations)), over100: durations.filter((d) => d >= 100).length };
+  return {
+    count: durations.length,
+    totalMs: round(durations.reduce((a, b) => a + b, 0)),
+    maxMs: round(Math.max(0, ...durations)),
+    over100: durations.filter((d) => d >= 100).length,
+    longFramesWithoutTask: longFramesWithoutTask(frames, ends, tasks),
+  };
 }
+
 
 export interface FrameStats {
   frames: number;
