@@ -136,7 +136,7 @@ export async function timeClick(page: Page, click: string, until: { selector: st
 interface FrameProbe {
   requestAnimationFrame(callback: (time: number) => void): number;
   __frames?: number[];
-  /** When each frame in `__frames` began (rAF time): with the delta, the frame's interval. */
+  /** When each frame in `__frames` ended (the rAF time that closed it): with the delta, the frame's interval. */
   __frameEnds?: number[];
   __framesStop?: boolean;
   /** The page's own long tasks (> 50 ms of script, style, layout) while the probe ran: [start, duration]. */
@@ -178,7 +178,7 @@ export async function stopFrameProbe(page: Page): Promise<number[]> {
   });
 }
 
-/** The page's long tasks while the frame probe ran (a long frame with none is the page waiting for a CPU, not working). */
+/** The page's long tasks while the frame probe ran, and how many long frames none of them overlapped (`longFramesWithoutTask`). */
 export async function longTasks(page: Page): Promise<{ count: number; totalMs: number; maxMs: number; over100: number; longFramesWithoutTask: number }> {
   const { tasks, frames, ends } = await page.evaluate(() => {
     const g = globalThis as unknown as FrameProbe;
@@ -194,7 +194,6 @@ export async function longTasks(page: Page): Promise<{ count: number; totalMs: n
     longFramesWithoutTask: longFramesWithoutTask(frames, ends, tasks),
   };
 }
-
 
 export interface FrameStats {
   frames: number;
