@@ -12,7 +12,10 @@
  *     reported on the page's WebSocket by Playwright is printed beside it):
  *     Traffic `traffic-count[data-count]` = main's total, Charts `tile-messages[data-total]` =
  *     the message count main's snapshots give, Timeline `timeline[data-last-seq]` = main's newest
- *     seq (it draws the live buffer's window, so the newest event is what must show).
+ *     seq (it draws the live buffer's window, so the newest event is what must show);
+ *   - the CPU each process on the machine used over the same stretch, by role (main, the flood
+ *     server, Chromium's renderers and other processes, this bench with Playwright's driver), from
+ *     /proc, against what the cores had (`support/cpu-share.ts`): printed, not a goal.
  *
  * Goals: frame p95 < 33 ms and max < 100 ms, lag ≤ 2 s, for each view and size.
  *
@@ -35,6 +38,7 @@ import { startFixture } from '../test/fixtures/everything/harness';
 import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from '../test/e2e/support/browser-mode';
 import { frameStats, longTasks, startFrameProbe, stopFrameProbe, type FrameStats } from '../test/e2e/support/traffic';
 import { missed, printGoals, type GoalRow } from './goals';
+import { cpuSnapshot, cpuUsedByRole, describeCpuUse } from './support/cpu-share';
 
 type View = 'traffic' | 'charts' | 'timeline';
 
@@ -153,7 +157,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // ---------------------------------------------------------------------------------------
 // One run: a fresh page, one view open, one flood
 
-async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, view: View, count: number, spreadMs: number): Promise<RunResult> {
+async function runOne(browser: Browser, app: BrowserModeApp, fixturePid: number, serverId: string, view: View, count: number, spreadMs: number): Promise<RunResult> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   // tsx (esbuild, keepNames) wraps named functions in `__name(…)`, also inside the functions handed to page.evaluate
   await context.addInitScript({ content: 'globalThis.__name = (f) => f;' });
@@ -192,6 +196,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
       await cdp.send('Profiler.start');
     }
     await startFrameProbe(page);
+    const cpuBefore = cpuSnapshot();
     const started = Date.now();
     await call(app, 'callTool', { tool: 'flood', serverId, args: { count, spreadMs } });
     const floodMs = Date.now() - started;
@@ -213,6 +218,8 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
     }
     await sleep(100); // the frame after it
     const frames = frameStats(await stopFrameProbe(page));
+    const cpuAfter = cpuSnapshot();
+    const cpuWallMs = Date.now() - started;
     const tasks = await longTasks(page);
     const log = await readWatch(page);
     const visibleAt = log.find(([, value]) => value >= target)?.[0];
@@ -235,6 +242,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
         `page long tasks ${tasks.count} (${tasks.totalMs} ms, max ${tasks.maxMs} ms, ${tasks.over100} of 100 ms or more); ` +
         `frames over 50 ms with no page long task in them ${tasks.longFramesWithoutTask} of ${frames.long}`,
     );
+    if (cpuBefore && cpuAfter) console.log(`[ui-flood]   CPU from the flood's start until the view showed its end: ${describeCpuUse(cpuUsedByRole(cpuBefore, cpuAfter, roleOf(app, fixturePid)), CPU_ROLES, cpuWallMs)}`);
     return result;
   } finally {
     // Closed as a person closes a tab (unload handlers run): the page gives its full-feed lease
@@ -244,6 +252,23 @@ async function runOne(browser: Browser, app: BrowserModeApp, serverId: string, v
     await closed;
     await context.close();
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Who had the machine's CPU during a run (a frame the page drew late without a long task of its own waited for one of them)
+
+const CPU_ROLES = ['main', 'flood server', 'Chromium renderers', "Chromium's other processes", 'this bench (Playwright)', 'other'];
+
+function roleOf(app: BrowserModeApp, fixturePid: number): (pid: number, cmdline: string) => string {
+  return (pid, cmdline) => {
+    if (pid === app.process.pid) return 'main';
+    if (pid === fixturePid) return 'flood server';
+    // Playwright's driver runs in this process: it receives every WebSocket frame the page does (CDP's Network domain)
+    if (pid === process.pid) return 'this bench (Playwright)';
+    if (/--type=renderer/.test(cmdline)) return 'Chromium renderers';
+    if (/chrom|--type=/.test(cmdline)) return "Chromium's other processes";
+    return 'other';
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -310,7 +335,7 @@ export async function uiFloodWorkload(): Promise<GoalRow[]> {
     await call(app, 'connectServer', { id: server.id });
     for (const { count, spreadMs } of SIZES) {
       for (const view of VIEWS) {
-        const r = await runOne(browser, app, server.id, view, count, spreadMs);
+        const r = await runOne(browser, app, fixture.pid, server.id, view, count, spreadMs);
         const label = `${view[0]!.toUpperCase()}${view.slice(1)} open, ${count.toLocaleString('en-US')} notifications in ${spreadMs / 1000} s`;
         rows.push({
           what: `${label}: UI frame p95 / max`,
