@@ -9,8 +9,8 @@
  * the buffer then holds the newest LEAN_WINDOW it was given, with gaps, which is what a table
  * following the newest rows shows; anything else is read from main. A view that draws every
  * event (the Timeline) takes a full-feed lease with `acquireFull()`: while one is held the buffer
- * starts over from a whole window loaded from main and every push carries every event, up to
- * WINDOW without a gap.
+ * starts over from the newest LOAD_FULL events loaded from main and every push carries every
+ * event, up to WINDOW without a gap.
  */
 import type { SwitchboardApi } from '../../../contract/client';
 import { TRACE_FEED_LEASE_MS, type TraceEvent } from '../../../contract/trace';
@@ -21,7 +21,7 @@ export const WINDOW = 20_000;
 /** Without a full feed: the newest events kept (many screens of rows). */
 export const LEAN_WINDOW = 2_000;
 const TICK_MS = 200;
-/** Events loaded (newest first): a whole window when a full feed begins, a few screens at start. */
+/** Events loaded (newest first): one page of main's (its most) when a full feed begins, then the pushes fill the window; a few screens at start. */
 const LOAD_FULL = 5_000;
 const LOAD_LEAN = 500;
 
@@ -32,7 +32,7 @@ export class TraceBuffer extends Signal {
   /** Events main holds (the window may hold fewer). */
   total = 0;
   paused = false;
-  /** Every event of the window's span is here (a full-feed lease is held and the window was loaded whole). */
+  /** Every event of the window's span is here, no gap (a full-feed lease is held and the window was loaded from main). */
   full = false;
   private pendingWhilePaused: TraceEvent[] = [];
   /** Views holding a full-feed lease. */
@@ -103,7 +103,7 @@ export class TraceBuffer extends Signal {
       try {
         await this.api.traceFeed({ lease: this.lease, full: true });
         if (this.fullHolders === 0) return;
-        // What the buffer holds came in partial pushes: start over from a whole window. Every push
+        // What the buffer holds came in partial pushes: start over from main's newest, gapless. Every push
         // from now on is whole (it comes after main's answer on the same link), so what arrives
         // while the window loads, past its newest, is whole too.
         const page = await this.api.traceQuery({ order: 'desc', limit: LOAD_FULL });
