@@ -483,7 +483,7 @@ export { afterSeq, lowerBound };
  * How far the live list's front may run ahead of the model's first event before the model drops
  * what lies before it. Small, so the model holds about the list's window (20,000) and not up to
  * 50,000 events more than it: each trim filters the lanes once (a few ms at this size), and a
- * 100,000-notification flood left a smaller page heap at its peak (77 MB against 87, medians of
+ * 100,000-notification flood left a smaller page heap at its peak (76 MB against 88, medians of
  * six runs each, noted on #15).
  */
 const TRIM_AFTER = 5_000;
