@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Batcher, EventHub } from '../../main/core/events';
-import { TraceHub, type TraceHubOptions } from '../../main/core/trace/hub';
+import fc from 'fast-check';
+import { TraceHub, slim, type TraceHubOptions } from '../../main/core/trace/hub';
 import { TRACE_FEED_LEASE_MS, type TraceEvent, type TraceEventInput } from '../../contract/trace';
 import { rowRange } from '../../renderer/src/components/row-range';
 
@@ -127,6 +128,42 @@ describe('TraceHub pushes', () => {
     } finally {
       hub.close();
     }
+  });
+
+  it('slims an event to the same JSON as a spread with body, raw and headers set to undefined, and leaves the event as it was', () => {
+    const spreadSlim = (event: TraceEvent): TraceEvent => {
+      const hasBody = event.body !== undefined || event.raw !== undefined;
+      const lean: TraceEvent = hasBody ? { ...event, body: undefined, raw: undefined, truncated: true } : { ...event };
+      if (event.http?.headers !== undefined) lean.http = { ...event.http, headers: undefined };
+      return lean;
+    };
+    const event = fc.record(
+      {
+        seq: fc.nat(),
+        ts: fc.double({ noNaN: true, noDefaultInfinity: true }),
+        server: fc.string(),
+        channel: fc.constantFrom('post-json', 'post-sse', 'stdio'),
+        kind: fc.constantFrom('http-request', 'http-end', 'sse-event', 'jsonrpc-in'),
+        dir: fc.constantFrom('in', 'out'),
+        truncated: fc.boolean(),
+        body: fc.jsonValue(),
+        raw: fc.string(),
+        http: fc.record({ method: fc.string(), status: fc.nat(), headers: fc.dictionary(fc.string(), fc.string()) }, { requiredKeys: [] }),
+        rpc: fc.record({ id: fc.nat(), method: fc.string(), kind: fc.constantFrom('request', 'result') }, { requiredKeys: ['kind'] }),
+        text: fc.string(),
+      },
+      { requiredKeys: ['seq', 'ts', 'server', 'channel', 'kind', 'dir'] },
+    ) as fc.Arbitrary<TraceEvent>;
+    fc.assert(
+      fc.property(event, (e) => {
+        const before = JSON.stringify(e);
+        const lean = slim(e);
+        expect(JSON.stringify(lean)).toBe(JSON.stringify(spreadSlim(e)));
+        expect(JSON.stringify(e)).toBe(before);
+        if (e.body === undefined && e.raw === undefined && e.http?.headers === undefined) expect(lean).toBe(e);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('leases: whole while any window holds one, each ends when given back or TRACE_FEED_LEASE_MS after its last renewal; order kept across every switch', async () => {
