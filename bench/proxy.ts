@@ -28,7 +28,7 @@
  * number of samples measured is printed), BENCH_PROXY_FLAGS (more flags for both proxies, e.g.
  * `--no-library` to see what recording costs).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +37,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startFixture, stdioFixtureCommand, type RunningFixture } from '../test/fixtures/everything/harness';
 import { spawnListening, type ListeningProcess } from '../test/fixtures/spawn-listening';
 import { envInt, quantile, median } from './stats';
+import { cpuMsOf } from './support/cpu-share';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SWITCHBOARD = join(REPO, 'bin', 'switchboard.mjs');
@@ -123,18 +124,6 @@ async function ttfeWorkload(clients: Record<Side, Client>): Promise<Latencies> {
 
 /** Where the proxies record (a fresh library), unless BENCH_PROXY_FLAGS says `--no-library`; then the flags. */
 const recordInto = (dataDir: string): string[] => [...(CONFIG.proxyFlags.includes('--no-library') ? [] : ['--data-dir', dataDir]), ...CONFIG.proxyFlags];
-
-/** User + system CPU time of a process so far (ms), from /proc; undefined elsewhere. */
-function cpuMsOf(pid: number | null | undefined): number | undefined {
-  if (!pid) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Runs `work`, and says how much CPU the proxy process spent per proxied request meanwhile. */
 async function withProxyCpu<T extends Latencies>(pid: number | null | undefined, work: () => Promise<T>): Promise<{ samples: T; cpuPerRequestMs: number }> {

@@ -6,6 +6,8 @@
  *
  *   const before = cpuSnapshot();  …  const used = cpuUsedByRole(before, cpuSnapshot(), roleOf);
  *
+ * One process's time alone: `cpuMsOf(pid)` (bench/proxy.ts, the proxy's CPU per request).
+ *
  * Times are user + system CPU from each process's `stat` in clock ticks of 1/100 s (USER_HZ, 100
  * on Linux everywhere but exotic kernels). A process that exited between the two snapshots is not
  * counted; one that started between them counts from its start.
@@ -36,6 +38,16 @@ export function parseStatCpuMs(stat: string): number | undefined {
   return Number.isFinite(utime) && Number.isFinite(stime) ? (utime + stime) * TICK_MS : undefined;
 }
 
+/** User + system CPU time of one process so far (ms), from /proc; undefined elsewhere or once it is gone. */
+export function cpuMsOf(pid: number | null | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    return parseStatCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every process's CPU so far, by pid; undefined where there is no /proc. */
 export function cpuSnapshot(): Map<number, ProcessCpu> | undefined {
   let pids: string[];
@@ -46,9 +58,9 @@ export function cpuSnapshot(): Map<number, ProcessCpu> | undefined {
   }
   const snapshot = new Map<number, ProcessCpu>();
   for (const pid of pids) {
+    const cpuMs = cpuMsOf(Number(pid));
+    if (cpuMs === undefined) continue;
     try {
-      const cpuMs = parseStatCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      if (cpuMs === undefined) continue;
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
       snapshot.set(Number(pid), { cpuMs, cmdline });
     } catch {
