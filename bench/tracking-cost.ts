@@ -3,11 +3,13 @@
  * `base` fetch that answers at once with a canned MCP answer (application/json, or one SSE event),
  * each answer consumed as the SDK consumes it (`json()`, or TextDecoderStream → EventSourceParserStream
  * → JSON.parse), against the same base fetch untracked. Sides alternate in rounds; the figure is
- * the median over rounds of (tracked − untracked) CPU µs per call. Other processes on the machine
+ * the median over rounds of (tracked − untracked) CPU µs per call. A third row does the same for a
+ * large answer (2 MiB of JSON, application/json), in ms per call. Other processes on the machine
  * disturb this far less than the wall-time ratios of bench/run.ts, so it is the figure to compare
  * changes by. Printed for the record (info rows: the goals are the ratios in bench/run.ts).
  *
- *   npx tsx bench/tracking-cost.ts     Knobs (env): BENCH_COST_CALLS (10000 a side), BENCH_COST_ROUNDS (5)
+ *   npx tsx bench/tracking-cost.ts     Knobs (env): BENCH_COST_CALLS (10000 a side), BENCH_COST_ROUNDS (5),
+ *                                       BENCH_COST_LARGE_CALLS (100 a side, the 2 MiB answer)
  */
 import { pathToFileURL } from 'node:url';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
@@ -22,10 +24,14 @@ const URL_ = 'http://127.0.0.1:9/mcp';
 const SESSION = '3f1c7a52-9d0e-4b8a-a5c1-2f4e6d8b0a17';
 const TEXT = 'the quick brown fox jumps over the lazy dog';
 
-function baseFetch(sse: boolean): FetchLike {
+const ECHO = { content: [{ type: 'text', text: `echo: ${TEXT}` }] };
+/** A tool's large answer: 2 MiB of JSON, text blocks of ~100 bytes each. */
+const LARGE = { content: Array.from({ length: 2 ** 21 / 100 }, (_, i) => ({ type: 'text', text: `row ${i}: ${TEXT}` })) };
+
+function baseFetch(sse: boolean, result: unknown = ECHO): FetchLike {
   return async (_url, init) => {
     const { id } = JSON.parse(String(init?.body)) as { id: number };
-    const answer = JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `echo: ${TEXT}` }] } });
+    const answer = JSON.stringify({ jsonrpc: '2.0', id, result });
     const body = sse ? `event: message\nid: s${id}\ndata: ${answer}\n\n` : answer;
     return new Response(body, { status: 200, headers: { 'content-type': sse ? 'text/event-stream' : 'application/json', 'mcp-session-id': SESSION, 'cache-control': 'no-cache' } });
   };
@@ -56,23 +62,35 @@ async function cpuPerCall(fetchImpl: FetchLike, calls: number): Promise<number> 
 export async function trackingCostWorkload(): Promise<GoalRow[]> {
   const calls = envInt('BENCH_COST_CALLS', 10_000, 100);
   const rounds = envInt('BENCH_COST_ROUNDS', 5, 1);
+  const largeCalls = envInt('BENCH_COST_LARGE_CALLS', 100, rounds);
   const rows: GoalRow[] = [];
-  for (const sse of [false, true]) {
+  const workloads = [
+    { name: 'JSON answer', sse: false, result: ECHO, calls, warm: 2000, ms: false },
+    { name: 'SSE answer', sse: true, result: ECHO, calls, warm: 2000, ms: false },
+    { name: 'JSON answer of 2 MiB', sse: false, result: LARGE, calls: largeCalls, warm: 10, ms: true },
+  ];
+  for (const { name, sse, result, calls, warm, ms } of workloads) {
     const hub = new TraceHub(undefined);
-    const base = baseFetch(sse);
+    const base = baseFetch(sse, result);
     const tracked = createTrackingFetch({ server: 'bench', endpoint: new URL(URL_), transport: 'streamable-http', record: hub.record, redactor: new Redactor(), now: hub.now, base });
-    await cpuPerCall(base, 2000);
-    await cpuPerCall(tracked, 2000);
+    await cpuPerCall(base, warm);
+    await cpuPerCall(tracked, warm);
+    const perRound = Math.max(1, Math.round(calls / rounds));
     const diffs: number[] = [];
     const bases: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      const [u, t] = r % 2 === 0 ? [await cpuPerCall(base, calls / rounds), await cpuPerCall(tracked, calls / rounds)] : (([t2, u2]) => [u2, t2])([await cpuPerCall(tracked, calls / rounds), await cpuPerCall(base, calls / rounds)]);
+      const [u, t] = r % 2 === 0 ? [await cpuPerCall(base, perRound), await cpuPerCall(tracked, perRound)] : (([t2, u2]) => [u2, t2])([await cpuPerCall(tracked, perRound), await cpuPerCall(base, perRound)]);
       diffs.push(t! - u!);
       bases.push(u!);
     }
-    const name = sse ? 'SSE' : 'JSON';
-    console.log(`tracking cost (${name}, in-process, no network): untracked ${median(bases).toFixed(1)} µs/call, tracking adds ${median(diffs).toFixed(1)} µs/call (rounds ${diffs.map((d) => d.toFixed(0)).join(' ')}); ${hub.store.size.toLocaleString('en-US')} events recorded`);
-    rows.push({ what: `tracking's CPU per call, in-process (${name} answer)`, ours: `${median(diffs).toFixed(1)} µs`, goal: '—', pass: null, info: true });
+    // µs per call, or ms for the large answer
+    const [scale, unit] = ms ? [1000, 'ms'] : [1, 'µs'];
+    const figure = (us: number, digits: number) => (us / scale).toFixed(digits);
+    console.log(
+      `tracking cost (${name}, in-process, no network): untracked ${figure(median(bases), 1)} ${unit}/call, tracking adds ${figure(median(diffs), 1)} ${unit}/call ` +
+        `(rounds ${diffs.map((d) => figure(d, ms ? 1 : 0)).join(' ')}); ${hub.store.size.toLocaleString('en-US')} events recorded`,
+    );
+    rows.push({ what: `tracking's CPU per call, in-process (${name})`, ours: `${figure(median(diffs), 1)} ${unit}`, goal: '—', pass: null, info: true });
     hub.close();
   }
   return rows;

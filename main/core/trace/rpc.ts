@@ -59,6 +59,27 @@ export function parseJsonLoose(text: string): { ok: true; value: unknown } | { o
 }
 
 /**
+ * The JSON text a body was parsed from, when it is that body exactly (nothing redacted, nothing
+ * cut, every number kept): the trace writes it as it came instead of serializing the body again.
+ * Kept for a body the SDK receives too (`shared`: a JSON answer is parsed once, for both), so
+ * whatever the SDK's side does to that object later never reaches the trace's copy on disk; and
+ * for a large one, whose payload goes to the blob file as this text. Keyed by the body object:
+ * held no longer than the event is.
+ */
+const wireTexts = new WeakMap<object, string>();
+/** Texts this long or longer are kept even for a body nobody else holds (the blob file takes them whole). */
+export const WIRE_TEXT_MIN = 64 * 1024;
+
+function keepWireText(body: unknown, text: string): void {
+  if (body !== null && typeof body === 'object') wireTexts.set(body, text);
+}
+
+/** The text `body` was parsed from, when the trace keeps that text for it (see above). */
+export function wireTextOf(body: unknown): string | undefined {
+  return body !== null && typeof body === 'object' ? wireTexts.get(body) : undefined;
+}
+
+/**
  * A parsed body as the trace keeps it: redacted and within LIMITS.carriedDepth. A body nested
  * deeper is cut (markers in place of what lies below the limit) and its original text kept
  * beside it as `raw`, so nothing that serializes or walks the event can overflow the stack and
@@ -66,11 +87,14 @@ export function parseJsonLoose(text: string): { ok: true; value: unknown } | { o
  * `lossyNumber`): the parsed body would show 1e400 as null. Credential bodies (OAuth) keep no
  * raw text: their fields are redacted by name, which only the parsed form allows.
  */
-export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean): { body: unknown; raw?: string } {
+export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean, shared = false): { body: unknown; raw?: string } {
   // The text's bracket nesting is the parsed value's depth: one scan of characters, no walk of the value.
   if (jsonTextDepthAtMost(text, LIMITS.carriedDepth) || depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) {
     const body = redactor.json(value, credential);
-    return credential || lossyNumber(text) === undefined ? { body } : { body, raw: redactor.text(text) };
+    if (!credential && lossyNumber(text) !== undefined) return { body, raw: redactor.text(text) };
+    // Nothing redacted, nothing cut: the text is this body, written as it came.
+    if (body === value && (shared || text.length >= WIRE_TEXT_MIN)) keepWireText(body, text);
+    return { body };
   }
   const body = redactor.json(boundDepth(value), credential);
   return credential ? { body } : { body, raw: redactor.text(text) };

@@ -13,12 +13,14 @@
  * write). Payloads larger than `previewBytes` go to a blob file at once; the event keeps a preview.
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIMITS, safeStringify } from '../../../contract/bounded-json';
 import { CHANNELS, EVENT_KINDS, isErrorEvent as isError, type Channel, type EventKind, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
 import { Column, Interner } from './columns';
 import { NegotiationMarker } from './negotiation';
+import { wireTextOf } from './rpc';
 
 export interface TraceStoreOptions {
   /** Whole events kept in memory once the disk takes no more: the spill file at its cap, or a write failed (default 20,000). */
@@ -167,11 +169,41 @@ export const EVENT_DEPTH = LIMITS.carriedDepth + 2;
  * overflows or refuses, the event is cut at EVENT_DEPTH.
  */
 export function serializeEvent(event: TraceEvent): string {
+  const text = wireTextOf(event.body);
+  if (text !== undefined) return withWireBody(event, text);
   try {
     return JSON.stringify(event);
   } catch {
     return safeStringify(event, { maxDepth: EVENT_DEPTH });
   }
+}
+
+/**
+ * Stands in for the body while the rest of an event is serialized: random per process, so no
+ * text from a server can be mistaken for it.
+ */
+const BODY_MARK = `\u0000body ${randomUUID()}\u0000`;
+const BODY_MARK_JSON = JSON.stringify(BODY_MARK);
+
+/**
+ * An event whose body is written as the text it was parsed from (`wireTextOf`), in the body's
+ * place among the keys. A line break in JSON text sits between tokens (in strings it is
+ * escaped): as a space it keeps the line one line and the value the same.
+ */
+function withWireBody(event: TraceEvent, text: string): string {
+  const body = event.body;
+  event.body = BODY_MARK;
+  let line: string;
+  try {
+    line = JSON.stringify(event);
+  } catch {
+    event.body = body;
+    return safeStringify(event, { maxDepth: EVENT_DEPTH });
+  }
+  event.body = body;
+  const at = line.indexOf(BODY_MARK_JSON);
+  const oneLine = /[\r\n]/.test(text) ? text.replace(/[\r\n]/g, ' ') : text;
+  return `${line.slice(0, at)}${oneLine}${line.slice(at + BODY_MARK_JSON.length)}`;
 }
 
 export class TraceStore {
@@ -757,7 +789,7 @@ export class TraceStore {
 
   private storeBlob(event: TraceEvent): void {
     // The text as it arrived when the transport kept it; otherwise the body, cut if it must be.
-    const text = event.raw ?? safeStringify(event.body, { maxDepth: LIMITS.carriedDepth });
+    const text = event.raw ?? wireTextOf(event.body) ?? safeStringify(event.body, { maxDepth: LIMITS.carriedDepth });
     if (this.sink) {
       this.blobs.set(event.seq, this.sink.writeBlob!(text));
     } else {

@@ -161,11 +161,11 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
     const observer = isSse
       ? sseObserver({ server, channel, exchange, record: safeRecord, redactor, answered, session: () => issued ?? sessionSent ?? currentSession })
       : bufferObserver(redactor, channel === 'auth', answered);
-    const finish = (end: 'complete' | 'server-closed' | 'client-aborted' | 'error', error?: unknown) => {
+    const finish: Finish = (end, error, whole) => {
       link?.release();
       let summary: Partial<TraceEventInput> = {};
       try {
-        summary = observer.finish(error instanceof MessageTooLargeError ? error : undefined);
+        summary = observer.finish(error instanceof MessageTooLargeError ? error : undefined, whole);
       } catch (e) {
         safeRecord(observerError(server, channel, exchange, e));
       }
@@ -363,8 +363,11 @@ interface BodyObserver {
   pending(): number;
   /** The text of the message being read, as far as it came (for an SSE event, its data). */
   partialData(): string;
-  /** What the end event carries: the body (buffered responses) or nothing (streams); what arrived of a message cut at the limit. */
-  finish(overLimit?: MessageTooLargeError): Partial<TraceEventInput>;
+  /**
+   * What the end event carries: the body (buffered responses) or nothing (streams); what arrived
+   * of a message cut at the limit. `whole`: the body as the SDK's read of it decoded (and parsed), to share.
+   */
+  finish(overLimit?: MessageTooLargeError, whole?: Whole): Partial<TraceEventInput>;
   /** forwardOversize: the message being read is over the limit; stop keeping it (bytes are still counted). */
   skip(overLimit: MessageTooLargeError): void;
 }
@@ -397,17 +400,17 @@ function bufferObserver(redactor: Redactor, credential: boolean, answered: (summ
       skipped = overLimit;
       chunks = [Buffer.concat(chunks).subarray(0, SKIPPED_HEAD_BYTES)];
     },
-    finish(overLimit) {
+    finish(overLimit, shared) {
       if (size === 0) return {};
       if (skipped) return { body: redactor.text(text()), truncated: true, meta: { overLimit: { limit: skipped.limit, received: size } } };
-      const whole = text();
+      const whole = shared?.text ?? text();
       // Cut at the limit: what arrived, as text, flagged.
       if (overLimit) return { body: redactor.text(whole), meta: overLimitMeta(overLimit) };
-      const parsed = parseJsonLoose(whole);
+      const parsed = shared?.json ?? parseJsonLoose(whole);
       if (!parsed.ok) return { body: redactor.text(whole) };
       const summary = summarizeBody(parsed.value);
       answered(summary);
-      return { ...traceBody(parsed.value, whole, redactor, credential), ...summary };
+      return { ...traceBody(parsed.value, whole, redactor, credential, shared?.json !== undefined), ...summary };
     },
   };
 }
@@ -524,7 +527,7 @@ function sseObserver(args: {
 }
 
 /** Reads a copy of a body to its end (or to the size limit) into the observer. */
-function observeCopy(copy: Response, observer: BodyObserver, finish: (end: 'complete' | 'client-aborted' | 'error', error?: unknown) => void, maxMessageBytes: number): void {
+function observeCopy(copy: Response, observer: BodyObserver, finish: Finish, maxMessageBytes: number): void {
   const reader = copy.body!.getReader();
   void (async () => {
     try {
@@ -547,15 +550,22 @@ function observeCopy(copy: Response, observer: BodyObserver, finish: (end: 'comp
   })();
 }
 
-type Finish = (end: 'complete' | 'client-aborted' | 'error', error?: unknown) => void;
+/** A body read whole, as the SDK's `text()` or `json()` decoded it: the observer takes the same text (and value) instead of decoding (and parsing) it again. */
+interface Whole {
+  text: string;
+  /** `json()`: the parse, handed to the SDK as well when it succeeded. */
+  json?: { ok: true; value: unknown } | { ok: false };
+}
+
+type Finish = (end: 'complete' | 'client-aborted' | 'error', error?: unknown, whole?: Whole) => void;
 
 /** `finish` called at most once, however the body ends (read whole, cancelled, cut at the limit). */
 function once(finish: Finish): Finish {
   let finished = false;
-  return (how, error) => {
+  return (how, error, whole) => {
     if (finished) return;
     finished = true;
-    finish(how, error);
+    finish(how, error, whole);
   };
 }
 
@@ -610,10 +620,42 @@ function bodyOf(state: InPlace): ReadableStream<Uint8Array> {
 }
 
 async function wholeOf(response: unknown): Promise<Uint8Array> {
+  const state = readOnce(response);
+  const bytes = await readThrough(state);
+  state.finish('complete');
+  return bytes;
+}
+
+/**
+ * `text()` and `json()`: the body decoded (and parsed) once, for the SDK and the observer both.
+ * UTF-8 with a leading BOM dropped, as Response.text() does; a body that starts with one is left
+ * to the observer's own decoding, which keeps the BOM as the trace always has.
+ */
+async function wholeTextOf(response: unknown, parse: boolean): Promise<{ text: string; value?: unknown }> {
+  const state = readOnce(response);
+  const bytes = await readThrough(state);
+  const text = new TextDecoder().decode(bytes);
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  if (!parse) {
+    state.finish('complete', undefined, bom ? undefined : { text });
+    return { text };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    state.finish('complete', undefined, bom ? undefined : { text, json: { ok: false } });
+    throw error;
+  }
+  state.finish('complete', undefined, bom ? undefined : { text, json: { ok: true, value } });
+  return { text, value };
+}
+
+function readOnce(response: unknown): InPlace {
   const state = inPlaceOf(response);
   if (state.stream || state.read) throw new TypeError('Body is unusable: Body has already been read');
   state.read = true;
-  return readThrough(state.source, state.observe, state.finish, state.overflow);
+  return state;
 }
 
 const BODY_DESCRIPTOR: PropertyDescriptor = {
@@ -642,17 +684,16 @@ const IN_PLACE_METHODS: [string, (this: Response) => unknown][] = [
       return wholeOf(this);
     },
   ],
-  // UTF-8 decode, a leading BOM dropped: what Response.text() does.
   [
     'text',
     async function (this: Response) {
-      return new TextDecoder().decode(await wholeOf(this));
+      return (await wholeTextOf(this, false)).text;
     },
   ],
   [
     'json',
     async function (this: Response) {
-      return JSON.parse(new TextDecoder().decode(await wholeOf(this))) as unknown;
+      return (await wholeTextOf(this, true)).value;
     },
   ],
   // Rarer readers go through the pass-through stream.
@@ -670,8 +711,8 @@ const IN_PLACE_METHODS: [string, (this: Response) => unknown][] = [
   ],
 ];
 
-/** A body read whole, each chunk observed as it arrives; a body over the limit fails the read. */
-async function readThrough(source: ReadableStream<Uint8Array>, observe: (chunk: Uint8Array) => void, finish: Finish, overflow: () => Overflow | undefined): Promise<Uint8Array> {
+/** A body read whole, each chunk observed as it arrives; a body over the limit fails the read. The caller finishes a read that succeeded. */
+async function readThrough({ source, observe, finish, overflow }: InPlace): Promise<Uint8Array> {
   const reader = source.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -694,7 +735,6 @@ async function readThrough(source: ReadableStream<Uint8Array>, observe: (chunk: 
       throw over.error;
     }
   }
-  finish('complete');
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(size);
   let at = 0;
