@@ -3,8 +3,9 @@
  * share one parse, and the trace writes the body as the text it was parsed from. What this must
  * not change: the trace on disk is the answer as it arrived, whatever the SDK's side later does to
  * the object it was handed; a body that is not JSON, or starts with a BOM, is recorded as before;
- * a secret the redactor knows never reaches the trace; a large answer's blob is its text. A real
- * HTTP server on loopback, the global fetch underneath and a real trace store.
+ * a secret the redactor knows never reaches the trace; a large answer's blob is its text. The
+ * stdio transport hands its parse of a line to the SDK too: the same rule. A real HTTP server on
+ * loopback, the global fetch underneath and a real trace store.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { TraceHub } from '../../main/core/trace/hub';
 import { Redactor } from '../../main/core/trace/redact';
 import { traceBody, wireTextOf } from '../../main/core/trace/rpc';
 import { serializeEvent } from '../../main/core/trace/store';
+import { StdioTrace } from '../../main/core/transport/stdio-lines';
 import { createTrackingFetch } from '../../main/core/transport/tracking-fetch';
 
 const ANSWER = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'héllo — 日本語 🎉' }], structuredContent: { nested: { list: [1, 2, 3] } } } };
@@ -187,5 +189,21 @@ describe('an event written with its body as the text it came as', () => {
     const text = JSON.stringify(ANSWER);
     const { body } = traceBody(JSON.parse(text), text, new Redactor(), false);
     expect(wireTextOf(body)).toBeUndefined();
+  });
+});
+
+describe('a stdio line handed to the SDK', () => {
+  it('is written to the trace as the line it came as, whatever the SDK later does to the value', async () => {
+    const hub = new TraceHub(undefined);
+    hubs.push(hub);
+    const trace = new StdioTrace((event) => hub.record({ server: 's', ...event }), new Redactor());
+    const line = JSON.stringify(ANSWER);
+    const seen = trace.serverLine(line, false);
+    expect(seen.kind).toBe('messages');
+    const value = (seen as { value: typeof ANSWER }).value;
+    value.result.content[0]!.text = 'changed by the consumer';
+    const stored = await fromDisk(hub, hub.store.size);
+    expect(stored.kind).toBe('jsonrpc-in');
+    expect(stored.body).toEqual(ANSWER);
   });
 });

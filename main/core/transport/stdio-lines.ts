@@ -212,7 +212,8 @@ export class StdioTrace {
       this.record({ channel: 'stdio', kind: 'stdout-garbage', dir: 'in', text, bytes: line.length, meta: { reason: parsed.ok ? 'JSON but not JSON-RPC' : 'not JSON' } });
       return { kind: 'garbage', text };
     }
-    this.record({ channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', ...summary, ...traceBody(parsed.value, line, this.redactor, false), bytes: line.length + 1 });
+    // The value is handed on (tracked-stdio gives it to the SDK): shared, so the trace writes the line's text.
+    this.record({ channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', ...summary, ...traceBody(parsed.value, line, this.redactor, false, true), bytes: line.length + 1 });
     return { kind: 'messages', value: parsed.value, summary };
   }
 
