@@ -64,7 +64,7 @@ export function parseJsonLoose(text: string): { ok: true; value: unknown } | { o
  * Kept for a body the SDK receives too (`shared`: a JSON answer is parsed once, for both), so
  * whatever the SDK's side does to that object later never reaches the trace's copy on disk; and
  * for a large one, whose payload goes to the blob file as this text. Keyed by the body object:
- * held no longer than the event is.
+ * the text lives as long as that object does (the event's, or the SDK's while it holds it).
  */
 const wireTexts = new WeakMap<object, string>();
 /** Texts this long or longer are kept even for a body nobody else holds (the blob file takes them whole). */
