@@ -33,7 +33,10 @@ const BODIES: Record<string, string | Buffer> = {
   '/secret': JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: `your key is ${SECRET}` }] } }),
   '/markish': JSON.stringify(MARKISH),
   '/large': JSON.stringify(LARGE, null, 1),
+  // Escapes JSON.stringify would not write: `\/` and `\u00e9`.
+  '/escaped': '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"token ab\\/cd, caf\\u00e9"}]}}',
 };
+const ESCAPED = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'token ab/cd, café' }] } };
 
 let server: Server;
 let base: string;
@@ -57,8 +60,7 @@ afterEach(() => {
 });
 
 /** One exchange through the tracking fetch into a real store; the answer read with `read`. */
-async function exchange<T>(path: string, read: (response: Response) => Promise<T>, redactor = new Redactor()) {
-  const hub = new TraceHub(undefined);
+async function exchange<T>(path: string, read: (response: Response) => Promise<T>, redactor = new Redactor(), hub = new TraceHub(undefined)) {
   hubs.push(hub);
   const url = new URL(`${base}${path}`);
   const appended: TraceEvent[] = [];
@@ -136,6 +138,33 @@ describe('a JSON answer parsed once, for the SDK and the trace', () => {
     const stored = await fromDisk(hub, seq);
     expect(JSON.stringify(stored)).not.toContain(SECRET);
     expect(JSON.stringify(stored.body)).toContain('[redacted');
+  });
+
+  it('an answer that escapes what JSON.stringify would not (\\/, \\u00e9) gets a parse of its own, written as the body always was: the scrubbers see the secret as text', async () => {
+    expect(BODIES['/escaped']).toContain('ab\\/cd');
+    const { hub, result, end, seq } = await exchange('/escaped', (r) => r.json() as Promise<typeof ESCAPED>);
+    const value = (result as { value: typeof ESCAPED }).value;
+    expect(value).toEqual(ESCAPED);
+    expect(end.body).toEqual(ESCAPED);
+    expect(end.body).not.toBe(value);
+    expect(wireTextOf(end.body)).toBeUndefined();
+    value.result.content[0]!.text = 'changed by the consumer';
+    const stored = await fromDisk(hub, seq);
+    expect(stored.body).toEqual(ESCAPED);
+    expect(serializeEvent(end)).toContain('token ab/cd, café');
+  });
+
+  it('with the disk full (the spill file at its cap), the event kept in memory holds a body of its own', async () => {
+    const hub = new TraceHub(undefined, { store: { maxSpillBytes: 1 } });
+    // The first write reaches the cap: from here on events stay in the window.
+    hub.record({ server: 's', channel: 'lifecycle', kind: 'state', dir: 'none', text: 'before' });
+    hub.store.drain();
+    const { result, seq } = await exchange('/ok', (r) => r.json() as Promise<typeof ANSWER>, new Redactor(), hub);
+    const value = (result as { value: typeof ANSWER }).value;
+    value.result.content[0]!.text = 'changed by the consumer';
+    const kept = hub.store.get(seq)!;
+    expect(kept.body).not.toBe(value);
+    expect(kept.body).toEqual(ANSWER);
   });
 
   it('strings shaped like the stand-in for a body change nothing', async () => {

@@ -74,6 +74,15 @@ function keepWireText(body: unknown, text: string): void {
   if (body !== null && typeof body === 'object') wireTexts.set(body, text);
 }
 
+/**
+ * Whether JSON text escapes nothing that JSON.stringify writes as itself: no `\/` and no `\u`.
+ * The scrubbers of recordings and exports find a secret by its literal text in the line; written
+ * as `ab\/cd` or `\u0061b`, a secret would slip past them. Such text is not kept.
+ */
+function canonicalEscapes(text: string): boolean {
+  return !text.includes('\\/') && !text.includes('\\u');
+}
+
 /** The text `body` was parsed from, when the trace keeps that text for it (see above). */
 export function wireTextOf(body: unknown): string | undefined {
   return body !== null && typeof body === 'object' ? wireTexts.get(body) : undefined;
@@ -93,7 +102,11 @@ export function traceBody(value: unknown, text: string, redactor: Redactor, cred
     const body = redactor.json(value, credential);
     if (!credential && lossyNumber(text) !== undefined) return { body, raw: redactor.text(text) };
     // Nothing redacted, nothing cut: the text is this body, written as it came.
-    if (body === value && (shared || text.length >= WIRE_TEXT_MIN)) keepWireText(body, text);
+    if (body === value && (shared || text.length >= WIRE_TEXT_MIN)) {
+      if (canonicalEscapes(text)) keepWireText(body, text);
+      // A shared body the trace cannot write as its text gets a parse of its own, written as the body always was.
+      else if (shared) return { body: JSON.parse(text) as unknown };
+    }
     return { body };
   }
   const body = redactor.json(boundDepth(value), credential);

@@ -192,18 +192,35 @@ const BODY_MARK_JSON = JSON.stringify(BODY_MARK);
  */
 function withWireBody(event: TraceEvent, text: string): string {
   const body = event.body;
-  event.body = BODY_MARK;
-  let line: string;
+  let line: string | undefined;
   try {
-    line = JSON.stringify(event);
+    event.body = BODY_MARK;
+    try {
+      line = JSON.stringify(event);
+    } catch {
+      line = safeStringify(event, { maxDepth: EVENT_DEPTH });
+    }
   } catch {
+    // an event that cannot take the stand-in (never one of ours): its own body, parsed again from the text
+    return safeStringify({ ...event, body: JSON.parse(text) as unknown }, { maxDepth: EVENT_DEPTH });
+  } finally {
     event.body = body;
-    return safeStringify(event, { maxDepth: EVENT_DEPTH });
   }
-  event.body = body;
   const at = line.indexOf(BODY_MARK_JSON);
+  if (at < 0) return safeStringify({ ...event, body: JSON.parse(text) as unknown }, { maxDepth: EVENT_DEPTH });
   const oneLine = /[\r\n]/.test(text) ? text.replace(/[\r\n]/g, ' ') : text;
   return `${line.slice(0, at)}${oneLine}${line.slice(at + BODY_MARK_JSON.length)}`;
+}
+
+/**
+ * An event kept whole in memory (the disk takes no more, or its `raw` keeps it there) holds a body
+ * of its own: one whose text the trace kept (`wireTextOf`: the SDK may hold the object) is parsed
+ * again from that text, which is what the body was when it arrived.
+ */
+function ownBody(event: TraceEvent): TraceEvent {
+  const text = wireTextOf(event.body);
+  if (text !== undefined) event.body = JSON.parse(text) as unknown;
+  return event;
 }
 
 export class TraceStore {
@@ -349,7 +366,7 @@ export class TraceStore {
       const evicted = this.recent[slot];
       if (this.sink) this.spill(event);
       else if (evicted) this.spill(evicted);
-      this.recent[slot] = event;
+      this.recent[slot] = ownBody(event);
     }
     this.count++;
 
@@ -670,7 +687,7 @@ export class TraceStore {
   /** An event the disk did not take: kept whole in the window while it is among the newest `windowSize`. */
   private keepInWindow(event: TraceEvent): void {
     const index = event.seq - 1;
-    if (index >= this.count - this.windowSize) this.recent[index % this.windowSize] = event;
+    if (index >= this.count - this.windowSize) this.recent[index % this.windowSize] = ownBody(event);
   }
 
   /**

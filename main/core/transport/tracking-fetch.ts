@@ -634,7 +634,14 @@ async function wholeOf(response: unknown): Promise<Uint8Array> {
 async function wholeTextOf(response: unknown, parse: boolean): Promise<{ text: string; value?: unknown }> {
   const state = readOnce(response);
   const bytes = await readThrough(state);
-  const text = new TextDecoder().decode(bytes);
+  let text: string;
+  try {
+    text = new TextDecoder().decode(bytes);
+  } catch (error) {
+    // (a body past the engine's longest string: only with a limit raised far above the default)
+    state.finish('error', error);
+    throw error;
+  }
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   if (!parse) {
     state.finish('complete', undefined, bom ? undefined : { text });
