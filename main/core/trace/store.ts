@@ -170,7 +170,12 @@ export const EVENT_DEPTH = LIMITS.carriedDepth + 2;
  */
 export function serializeEvent(event: TraceEvent): string {
   const text = wireTextOf(event.body);
-  if (text !== undefined) return withWireBody(event, text);
+  if (text === undefined) return serializePlain(event);
+  // (withWireBody fails only for an event that cannot take the stand-in, never one of ours: its own body, parsed again from the text)
+  return withWireBody(event, text) ?? serializePlain({ ...event, body: JSON.parse(text) as unknown });
+}
+
+function serializePlain(event: TraceEvent): string {
   try {
     return JSON.stringify(event);
   } catch {
@@ -190,24 +195,19 @@ const BODY_MARK_JSON = JSON.stringify(BODY_MARK);
  * place among the keys. A line break in JSON text sits between tokens (in strings it is
  * escaped): as a space it keeps the line one line and the value the same.
  */
-function withWireBody(event: TraceEvent, text: string): string {
+function withWireBody(event: TraceEvent, text: string): string | undefined {
   const body = event.body;
-  let line: string | undefined;
+  let line: string;
   try {
     event.body = BODY_MARK;
-    try {
-      line = JSON.stringify(event);
-    } catch {
-      line = safeStringify(event, { maxDepth: EVENT_DEPTH });
-    }
+    line = serializePlain(event);
   } catch {
-    // an event that cannot take the stand-in (never one of ours): its own body, parsed again from the text
-    return safeStringify({ ...event, body: JSON.parse(text) as unknown }, { maxDepth: EVENT_DEPTH });
+    return undefined;
   } finally {
     event.body = body;
   }
   const at = line.indexOf(BODY_MARK_JSON);
-  if (at < 0) return safeStringify({ ...event, body: JSON.parse(text) as unknown }, { maxDepth: EVENT_DEPTH });
+  if (at < 0) return undefined;
   const oneLine = /[\r\n]/.test(text) ? text.replace(/[\r\n]/g, ' ') : text;
   return `${line.slice(0, at)}${oneLine}${line.slice(at + BODY_MARK_JSON.length)}`;
 }

@@ -643,18 +643,19 @@ async function wholeTextOf(response: unknown, parse: boolean): Promise<{ text: s
     throw error;
   }
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const complete = (whole: Whole) => state.finish('complete', undefined, bom ? undefined : whole);
   if (!parse) {
-    state.finish('complete', undefined, bom ? undefined : { text });
+    complete({ text });
     return { text };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    state.finish('complete', undefined, bom ? undefined : { text, json: { ok: false } });
+    complete({ text, json: { ok: false } });
     throw error;
   }
-  state.finish('complete', undefined, bom ? undefined : { text, json: { ok: true, value } });
+  complete({ text, json: { ok: true, value } });
   return { text, value };
 }
 
