@@ -26,7 +26,7 @@ const ODD_TEXT = ['\u0000', '\u0007\u001b[2J\u001b]8;;javascript:window.__pwned=
 const BAD_UTF8 = ['ff', 'c3', '80', 'c0af', 'eda080', 'f4908080', 'fe', 'e2', '00', '1f', '7f'];
 
 /** Number tokens JSON.stringify cannot write, or that no double holds. */
-const ODD_NUMBERS = ['1e400', '-1e400', '-0', '123456789012345678901234567890', '1e-400', '0.1e1', '-9007199254740993', '9007199254740993', '1E+2', 'NaN', 'Infinity', '01', '.5', '1.', '+1', '0x10'];
+const ODD_NUMBERS = ['1e400', '-1e400', '-0', '-0.0', '-0.00e3', '123456789012345678901234567890', '1e-400', '0.1e1', '-9007199254740993', '9007199254740993', '1E+2', 'NaN', 'Infinity', '01', '.5', '1.', '+1', '0x10'];
 
 export interface Scale {
   /** Longest repeated string part (characters). */

@@ -35,6 +35,8 @@ const BODIES: Record<string, string | Buffer> = {
   '/large': JSON.stringify(LARGE, null, 1),
   // Escapes JSON.stringify would not write: `\/` and `\u00e9`.
   '/escaped': '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"token ab\\/cd, caf\\u00e9"}]}}',
+  // A negative zero written with a fraction: JSON.parse gives -0, JSON.stringify writes it back as 0.
+  '/negative-zero': '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"delta":-0.0}}}',
 };
 const ESCAPED = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'token ab/cd, café' }] } };
 
@@ -98,6 +100,14 @@ describe('a JSON answer parsed once, for the SDK and the trace', () => {
     value.result.structuredContent.nested.list.push(4);
     const stored = await fromDisk(hub, seq);
     expect(stored.body).toEqual(ANSWER);
+  });
+
+  it('an answer with a number the parse cannot keep (-0.0) keeps its text as `raw`, on disk too', async () => {
+    const { hub, result, end, seq } = await exchange('/negative-zero', (r) => r.json());
+    expect(Object.is((result as { value: { result: { structuredContent: { delta: number } } } }).value.result.structuredContent.delta, -0)).toBe(true);
+    expect(end.raw).toBe(BODIES['/negative-zero']);
+    expect(wireTextOf(end.body)).toBeUndefined();
+    expect((await fromDisk(hub, seq)).raw).toBe(BODIES['/negative-zero']);
   });
 
   it('text() shares the decoded text; the trace parses it for the body as before', async () => {

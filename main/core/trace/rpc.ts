@@ -74,15 +74,6 @@ function keepWireText(body: unknown, text: string): void {
   if (body !== null && typeof body === 'object') wireTexts.set(body, text);
 }
 
-/**
- * Whether JSON text escapes nothing that JSON.stringify writes as itself: no `\/` and no `\u`.
- * The scrubbers of recordings and exports find a secret by its literal text in the line; written
- * as `ab\/cd` or `\u0061b`, a secret would slip past them. Such text is not kept.
- */
-function canonicalEscapes(text: string): boolean {
-  return !text.includes('\\/') && !text.includes('\\u');
-}
-
 /** The text `body` was parsed from, when the trace keeps that text for it (see above). */
 export function wireTextOf(body: unknown): string | undefined {
   return body !== null && typeof body === 'object' ? wireTexts.get(body) : undefined;
@@ -97,13 +88,16 @@ export function wireTextOf(body: unknown): string | undefined {
  * raw text: their fields are redacted by name, which only the parsed form allows.
  */
 export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean, shared = false): { body: unknown; raw?: string } {
-  // The text's bracket nesting is the parsed value's depth: one scan of characters, no walk of the value.
-  if (jsonTextDepthAtMost(text, LIMITS.carriedDepth) || depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) {
+  // One scan of the text's characters, no walk of the value: its bracket nesting is the parsed value's depth.
+  const scan = scanJsonText(text, LIMITS.carriedDepth);
+  if (scan.withinDepth || depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) {
     const body = redactor.json(value, credential);
-    if (!credential && lossyNumber(text) !== undefined) return { body, raw: redactor.text(text) };
+    // (a text too deep for the scan to finish, but a value that is not: the rest of the text was not looked at)
+    const lossy = scan.withinDepth ? scan.lossy : lossyNumber(text);
+    if (!credential && lossy !== undefined) return { body, raw: redactor.text(text) };
     // Nothing redacted, nothing cut: the text is this body, written as it came.
     if (body === value && (shared || text.length >= WIRE_TEXT_MIN)) {
-      if (canonicalEscapes(text)) keepWireText(body, text);
+      if (scan.withinDepth && scan.canonical) keepWireText(body, text);
       // A shared body the trace cannot write as its text gets a parse of its own, written as the body always was.
       else if (shared) return { body: JSON.parse(text) as unknown };
     }
@@ -113,46 +107,117 @@ export function traceBody(value: unknown, text: string, redactor: Redactor, cred
   return credential ? { body } : { body, raw: redactor.text(text) };
 }
 
-/**
- * Whether JSON text nests no deeper than `limit` (containers: `{` and `[` outside strings), the
- * depth `depthOf` gives its parsed value. A scan of character codes, stopping early past the
- * limit; text that is not JSON may answer either way (the caller parsed it first).
- */
-export function jsonTextDepthAtMost(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \\ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (++depth > limit) return false;
-    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
-  }
-  return true;
+/** What one scan of (parsed) JSON text tells about it, for `traceBody`. */
+export interface JsonTextScan {
+  /**
+   * The text nests no deeper than the limit (containers: `{` and `[` outside strings), the depth
+   * `depthOf` gives its parsed value. False: the scan stopped there, and `lossy` and `canonical`
+   * speak only of the text before that point.
+   */
+  withinDepth: boolean;
+  /**
+   * The first number token JSON.parse cannot keep: out of a double's range (1e400 → Infinity,
+   * 1e-400 → 0), a negative zero (-0, -0.0: written back as 0), or an integer a double rounds
+   * (123456789012345678901234567890). Strings are skipped.
+   */
+  lossy?: string;
+  /**
+   * No string in the text has a `\/` or `\u` escape: the text writes nothing as JSON.stringify
+   * would not. The scrubbers of recordings and exports find a secret by its literal text in the
+   * line; written as `ab\/cd` or `\u0061b`, a secret would slip past them, so such text is never
+   * kept to be written in a body's place.
+   */
+  canonical: boolean;
 }
 
-/** Digits a double may not keep, an exponent past its range, or a minus zero: worth a closer look. */
-const MAYBE_LOSSY = /\d{16}|[eE][+-]?\d{3}|-0(?![.\d])/;
+/**
+ * Depth, lossy numbers and escapes of JSON text in one linear scan of character codes (it runs
+ * on every body the trace keeps; a 2 MiB answer was three scans). Text that is not JSON may
+ * answer either way: the caller parsed it first.
+ */
+export function scanJsonText(text: string, depthLimit: number): JsonTextScan {
+  let depth = 0;
+  let canonical = true;
+  let lossy: string | undefined;
+  const n = text.length;
+  // A string's end and its escapes are found by indexOf (native, far faster than a loop here on
+  // text that is mostly strings); the next backslash is looked up again only once passed.
+  let backslash = -1;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (;;) {
+        let quote = text.indexOf('"', i + 1);
+        if (quote < 0) quote = n;
+        if (backslash <= i) backslash = text.indexOf('\\', i + 1);
+        if (backslash < 0) backslash = n;
+        if (backslash >= quote) {
+          i = quote;
+          break;
+        }
+        // an escape: the character after the backslash goes with it (an escaped quote ends nothing)
+        const escaped = text.charCodeAt(backslash + 1);
+        if (escaped === 117 /* u */ || escaped === 47 /* / */) canonical = false;
+        i = backslash + 1;
+      }
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > depthLimit) return { withinDepth: false, lossy, canonical };
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+    else if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      const end = numberEnd(text, i);
+      if (lossy === undefined && mayLose(text, i, end)) {
+        const token = text.slice(i, end);
+        if (loses(token)) lossy = token;
+      }
+      i = end - 1;
+    }
+  }
+  return { withinDepth: true, lossy, canonical };
+}
+
+/** Where a number token that starts at `start` ends (JSON's number characters). */
+function numberEnd(text: string, start: number): number {
+  let i = start + 1;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || c === 46 /* . */ || c === 101 /* e */ || c === 69 /* E */ || c === 43 /* + */ || c === 45 /* - */)) break;
+  }
+  return i;
+}
 
 /**
- * The first number token in JSON text that JSON.parse cannot keep — out of a double's range
- * (1e400 → Infinity, 1e-400 → 0), a negative zero (written back as 0), or an integer a double
- * rounds (123456789012345678901234567890) — or undefined. Strings are skipped. Linear, and a
- * single regular-expression test for the usual text that has none.
+ * Whether a number token is worth a closer look (`loses`): 16 digits in a row (an integer a double
+ * may round, or a mantissa long enough to leave its range), an exponent of 3 digits or more, or a
+ * minus sign on a mantissa of zeros. Every token `loses` would flag is one of these.
  */
-export function lossyNumber(text: string): string | undefined {
-  if (!MAYBE_LOSSY.test(text)) return undefined;
-  const tokens = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-  for (let m = tokens.exec(text); m; m = tokens.exec(text)) {
-    const token = m[0];
-    if (token.charCodeAt(0) === 34 /* " */) continue;
-    const n = Number(token);
-    if (!Number.isFinite(n) || Object.is(n, -0)) return token;
-    if (n === 0 && /[1-9]/.test(token.replace(/[eE].*$/, ''))) return token;
-    if (!Number.isSafeInteger(n) && /^-?\d+$/.test(token) && BigInt(token) !== BigInt(n)) return token;
+function mayLose(text: string, start: number, end: number): boolean {
+  let run = 0;
+  let exponentDigits = -1;
+  let nonZero = false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (exponentDigits >= 0) {
+        if (++exponentDigits >= 3) return true;
+      } else {
+        if (++run >= 16) return true;
+        if (c !== 48) nonZero = true;
+      }
+    } else if (c === 101 || c === 69) exponentDigits = 0;
+    else run = 0;
   }
-  return undefined;
+  return text.charCodeAt(start) === 45 && !nonZero;
+}
+
+/** Whether JSON.parse changes this number token (see `JsonTextScan.lossy`). */
+function loses(token: string): boolean {
+  const n = Number(token);
+  if (!Number.isFinite(n) || Object.is(n, -0)) return true;
+  if (n === 0 && /[1-9]/.test(token.replace(/[eE].*$/, ''))) return true;
+  return !Number.isSafeInteger(n) && /^-?\d+$/.test(token) && BigInt(token) !== BigInt(n);
+}
+
+/** The first number token in JSON text that JSON.parse cannot keep (see `JsonTextScan.lossy`), or undefined. */
+export function lossyNumber(text: string): string | undefined {
+  return scanJsonText(text, Infinity).lossy;
 }
