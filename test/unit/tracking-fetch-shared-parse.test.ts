@@ -7,13 +7,14 @@
  * stdio transport hands its parse of a line to the SDK too: the same rule. A real HTTP server on
  * loopback, the global fetch underneath and a real trace store.
  */
+import { readSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../contract/trace';
 import { TraceHub } from '../../main/core/trace/hub';
 import { Redactor } from '../../main/core/trace/redact';
-import { traceBody, wireTextOf } from '../../main/core/trace/rpc';
+import { traceBody, wireBytesOf, wireTextOf } from '../../main/core/trace/rpc';
 import { serializeEvent } from '../../main/core/trace/store';
 import { StdioTrace } from '../../main/core/transport/stdio-lines';
 import { createTrackingFetch } from '../../main/core/transport/tracking-fetch';
@@ -35,6 +36,8 @@ const BODIES: Record<string, string | Buffer> = {
   '/large': JSON.stringify(LARGE, null, 1),
   // Escapes JSON.stringify would not write: `\/` and `\u00e9`.
   '/escaped': '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"token ab\\/cd, caf\\u00e9"}]}}',
+  // Large, with a byte that is not UTF-8 inside a string (decoded as U+FFFD).
+  '/large-invalid': Buffer.concat([Buffer.from(JSON.stringify(LARGE, null, 1).slice(0, -30)), Buffer.from([0xff]), Buffer.from(JSON.stringify(LARGE, null, 1).slice(-30))]),
   // A negative zero written with a fraction: JSON.parse gives -0, JSON.stringify writes it back as 0.
   '/negative-zero': '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"delta":-0.0}}}',
 };
@@ -77,6 +80,15 @@ async function exchange<T>(path: string, read: (response: Response) => Promise<T
   const end = appended.find((e) => e.kind === 'http-end')!;
   expect(end, 'the exchange ended in the trace').toBeDefined();
   return { hub, result, end, seq: end.seq };
+}
+
+/** An event's payload as the blob file holds it, byte for byte (the store's own fields: no API reads raw bytes). */
+function blobBytes(hub: TraceHub, seq: number): Buffer {
+  const store = hub.store as unknown as { blobs: Map<number, { offset: number; length: number }>; blobFd: number };
+  const blob = store.blobs.get(seq)!;
+  const buffer = Buffer.alloc(blob.length);
+  readSync(store.blobFd, buffer, 0, blob.length, blob.offset);
+  return buffer;
 }
 
 /** The event as the store gives it back once its turn is over: read from the spill file. */
@@ -196,6 +208,19 @@ describe('a JSON answer parsed once, for the SDK and the trace', () => {
     expect(hub.store.payload(seq)).toEqual(LARGE);
     const stored = await fromDisk(hub, seq);
     expect(stored.body).toBe(text.slice(0, 256 * 1024));
+    // The blob was written from the bytes the answer came as, not from its text encoded again.
+    expect(Buffer.from(wireBytesOf((result as { value: unknown }).value)!).equals(Buffer.from(text))).toBe(true);
+    expect(blobBytes(hub, seq).equals(Buffer.from(text))).toBe(true);
+  });
+
+  it('a large answer whose bytes are not all UTF-8: the blob is its decoded text (U+FFFD in place), not the bytes', async () => {
+    const { hub, result, seq } = await exchange('/large-invalid', (r) => r.text());
+    const decoded = new TextDecoder().decode(BODIES['/large-invalid'] as Buffer);
+    expect(decoded).toContain('\uFFFD');
+    expect(result).toEqual({ ok: true, value: decoded });
+    expect(hub.store.payload(seq)).toEqual(JSON.parse(decoded));
+    // The blob file holds the decoded text's UTF-8 (EF BF BD where the answer had FF).
+    expect(blobBytes(hub, seq).equals(Buffer.from(decoded))).toBe(true);
   });
 });
 

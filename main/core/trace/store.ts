@@ -20,7 +20,7 @@ import { LIMITS, safeStringify } from '../../../contract/bounded-json';
 import { CHANNELS, EVENT_KINDS, isErrorEvent as isError, type Channel, type EventKind, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
 import { Column, Interner } from './columns';
 import { NegotiationMarker } from './negotiation';
-import { wireTextOf } from './rpc';
+import { wireBytesOf, wireTextOf } from './rpc';
 
 export interface TraceStoreOptions {
   /** Whole events kept in memory once the disk takes no more: the spill file at its cap, or a write failed (default 20,000). */
@@ -810,7 +810,8 @@ export class TraceStore {
     if (this.sink) {
       this.blobs.set(event.seq, this.sink.writeBlob!(text));
     } else {
-      const buffer = Buffer.from(text, 'utf8');
+      // (the bytes the text was decoded from, when the transport kept them: no second encoding)
+      const buffer = (event.raw === undefined ? wireBytesOf(event.body) : undefined) ?? Buffer.from(text, 'utf8');
       this.blobFd ??= openSync(join(this.dir, `payloads-${process.pid}-${this.wallBase}.bin`), 'w+', 0o600);
       writeSync(this.blobFd, buffer, 0, buffer.length, this.blobSize);
       this.blobs.set(event.seq, { offset: this.blobSize, length: buffer.length });

@@ -11,7 +11,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Channel, RpcSummary, TraceEventInput } from '../../../contract/trace';
 import type { Redactor } from '../trace/redact';
-import { parseJsonLoose, summarizeBody, summarizeRpc, traceBody } from '../trace/rpc';
+import { keepWireBytes, parseJsonLoose, summarizeBody, summarizeRpc, traceBody } from '../trace/rpc';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError, rpcIdFromHead, syntheticErrorResponse } from './limits';
 
 export type HttpTransportKind = 'streamable-http' | 'sse';
@@ -410,7 +410,9 @@ function bufferObserver(redactor: Redactor, credential: boolean, answered: (summ
       if (!parsed.ok) return { body: redactor.text(whole) };
       const summary = summarizeBody(parsed.value);
       answered(summary);
-      return { ...traceBody(parsed.value, whole, redactor, credential, shared?.json !== undefined), ...summary };
+      const kept = traceBody(parsed.value, whole, redactor, credential, shared?.json !== undefined);
+      if (shared?.bytes) keepWireBytes(kept.body, whole, shared.bytes);
+      return { ...kept, ...summary };
     },
   };
 }
@@ -555,6 +557,8 @@ interface Whole {
   text: string;
   /** `json()`: the parse, handed to the SDK as well when it succeeded. */
   json?: { ok: true; value: unknown } | { ok: false };
+  /** The bytes `text` was decoded from. */
+  bytes?: Uint8Array;
 }
 
 type Finish = (end: 'complete' | 'client-aborted' | 'error', error?: unknown, whole?: Whole) => void;
@@ -643,7 +647,7 @@ async function wholeTextOf(response: unknown, parse: boolean): Promise<{ text: s
     throw error;
   }
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  const complete = (whole: Whole) => state.finish('complete', undefined, bom ? undefined : whole);
+  const complete = (whole: Whole) => state.finish('complete', undefined, bom ? undefined : { ...whole, bytes });
   if (!parse) {
     complete({ text });
     return { text };
