@@ -79,6 +79,16 @@ describe('scanJsonText', () => {
     expect(3000 - lossyTexts - escapedTexts).toBeGreaterThan(100);
   });
 
+  // A string of 100,000 escaped line breaks. (Each escape once searched again for the closing quote,
+  // megabytes away: quadratic, 3.6 s for this text and a blocked host for a 10 MB tool result. The
+  // reliability test's 10 MB result caught it; this checks the answers on such a text.)
+  it('reads a long string with many escapes', () => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => `line ${i}: the quick brown fox jumps over the lazy dog`).join('\n');
+    const text = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: lines }], n: -0.0 } }).replace('"n":0', '"n":-0.0');
+    expect(scanJsonText(text, 8)).toEqual({ withinDepth: true, lossy: '-0.0', canonical: true });
+    expect(scanJsonText(text.replace('line 99999', 'line \\u0039'), 8).canonical).toBe(false);
+  });
+
   it('ends on text that is cut short (no closing quote, a backslash last)', () => {
     expect(scanJsonText('["abc', 8)).toEqual({ withinDepth: true, lossy: undefined, canonical: true });
     expect(scanJsonText('["abc\\', 8).withinDepth).toBe(true);

@@ -159,16 +159,22 @@ export function scanJsonText(text: string, depthLimit: number): JsonTextScan {
   let lossy: string | undefined;
   const n = text.length;
   // A string's end and its escapes are found by indexOf (native, far faster than a loop here on
-  // text that is mostly strings); the next backslash is looked up again only once passed.
+  // text that is mostly strings). The next quote and the next backslash are each looked up again
+  // only once passed: a 10 MB string with 100,000 escapes is one pass, not one search per escape.
+  let quote = -1;
   let backslash = -1;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
       for (;;) {
-        let quote = text.indexOf('"', i + 1);
-        if (quote < 0) quote = n;
-        if (backslash <= i) backslash = text.indexOf('\\', i + 1);
-        if (backslash < 0) backslash = n;
+        if (quote <= i) {
+          quote = text.indexOf('"', i + 1);
+          if (quote < 0) quote = n;
+        }
+        if (backslash <= i) {
+          backslash = text.indexOf('\\', i + 1);
+          if (backslash < 0) backslash = n;
+        }
         if (backslash >= quote) {
           i = quote;
           break;
