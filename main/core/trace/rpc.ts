@@ -70,8 +70,18 @@ const wireTexts = new WeakMap<object, string>();
 /** Texts this long or longer are kept even for a body nobody else holds (the blob file takes them whole). */
 export const WIRE_TEXT_MIN = 64 * 1024;
 
-function keepWireText(body: unknown, text: string): void {
-  if (body !== null && typeof body === 'object') wireTexts.set(body, text);
+/**
+ * The UTF-8 bytes a large kept text was decoded from (a JSON answer read whole, handed to
+ * `traceBody`): the blob file takes them as they came instead of encoding the text again (a 2 MiB
+ * answer: ~5 ms). Kept only beside a kept text, and only when the decoding replaced nothing (no
+ * U+FFFD in the text, which a server may also have sent as itself: then the text is encoded as before).
+ */
+const wireBytes = new WeakMap<object, Uint8Array>();
+
+function keepWireText(body: unknown, text: string, bytes: Uint8Array | undefined): void {
+  if (body === null || typeof body !== 'object') return;
+  wireTexts.set(body, text);
+  if (bytes && text.length >= WIRE_TEXT_MIN && !text.includes('\uFFFD')) wireBytes.set(body, bytes);
 }
 
 /** The text `body` was parsed from, when the trace keeps that text for it (see above). */
@@ -79,20 +89,7 @@ export function wireTextOf(body: unknown): string | undefined {
   return body !== null && typeof body === 'object' ? wireTexts.get(body) : undefined;
 }
 
-const wireBytes = new WeakMap<object, Uint8Array>();
-
-/**
- * The UTF-8 bytes a large kept text was decoded from (a JSON answer read whole): the blob file
- * takes them as they came instead of encoding the text again (a 2 MiB answer: ~5 ms). Kept only
- * when they are that text exactly: its text is kept for this body, and the decoding replaced
- * nothing (no U+FFFD in the text, which a server may also have sent as itself: then the text is
- * encoded as before).
- */
-export function keepWireBytes(body: unknown, text: string, bytes: Uint8Array): void {
-  if (text.length >= WIRE_TEXT_MIN && wireTextOf(body) === text && !text.includes('\uFFFD')) wireBytes.set(body as object, bytes);
-}
-
-/** The bytes `keepWireBytes` kept for `body`, if any. */
+/** The bytes kept for `body` beside its text (see `wireBytes`), if any. */
 export function wireBytesOf(body: unknown): Uint8Array | undefined {
   return body !== null && typeof body === 'object' ? wireBytes.get(body) : undefined;
 }
@@ -105,7 +102,7 @@ export function wireBytesOf(body: unknown): Uint8Array | undefined {
  * `lossyNumber`): the parsed body would show 1e400 as null. Credential bodies (OAuth) keep no
  * raw text: their fields are redacted by name, which only the parsed form allows.
  */
-export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean, shared = false): { body: unknown; raw?: string } {
+export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean, shared = false, bytes?: Uint8Array): { body: unknown; raw?: string } {
   // One scan of the text's characters, no walk of the value: its bracket nesting is the parsed value's depth.
   const scan = scanJsonText(text, LIMITS.carriedDepth);
   if (scan.withinDepth || depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) {
@@ -115,7 +112,7 @@ export function traceBody(value: unknown, text: string, redactor: Redactor, cred
     if (!credential && lossy !== undefined) return { body, raw: redactor.text(text) };
     // Nothing redacted, nothing cut: the text is this body, written as it came.
     if (body === value && (shared || text.length >= WIRE_TEXT_MIN)) {
-      if (scan.withinDepth && scan.canonical) keepWireText(body, text);
+      if (scan.withinDepth && scan.canonical) keepWireText(body, text, bytes);
       // A shared body the trace cannot write as its text gets a parse of its own, written as the body always was.
       else if (shared) return { body: JSON.parse(text) as unknown };
     }

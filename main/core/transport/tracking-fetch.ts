@@ -11,7 +11,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Channel, RpcSummary, TraceEventInput } from '../../../contract/trace';
 import type { Redactor } from '../trace/redact';
-import { keepWireBytes, parseJsonLoose, summarizeBody, summarizeRpc, traceBody } from '../trace/rpc';
+import { parseJsonLoose, summarizeBody, summarizeRpc, traceBody } from '../trace/rpc';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError, rpcIdFromHead, syntheticErrorResponse } from './limits';
 
 export type HttpTransportKind = 'streamable-http' | 'sse';
@@ -410,9 +410,7 @@ function bufferObserver(redactor: Redactor, credential: boolean, answered: (summ
       if (!parsed.ok) return { body: redactor.text(whole) };
       const summary = summarizeBody(parsed.value);
       answered(summary);
-      const kept = traceBody(parsed.value, whole, redactor, credential, shared?.json !== undefined);
-      if (shared?.bytes) keepWireBytes(kept.body, whole, shared.bytes);
-      return { ...kept, ...summary };
+      return { ...traceBody(parsed.value, whole, redactor, credential, shared?.json !== undefined, shared?.bytes), ...summary };
     },
   };
 }
@@ -647,19 +645,19 @@ async function wholeTextOf(response: unknown, parse: boolean): Promise<{ text: s
     throw error;
   }
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  const complete = (whole: Whole) => state.finish('complete', undefined, bom ? undefined : { ...whole, bytes });
+  const complete = (json?: Whole['json']) => state.finish('complete', undefined, bom ? undefined : { text, json, bytes });
   if (!parse) {
-    complete({ text });
+    complete();
     return { text };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    complete({ text, json: { ok: false } });
+    complete({ ok: false });
     throw error;
   }
-  complete({ text, json: { ok: true, value } });
+  complete({ ok: true, value });
   return { text, value };
 }
 
