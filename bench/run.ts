@@ -6,7 +6,8 @@
  *   json   Streamable HTTP (legacy era, sessions on), POSTs answered as application/json: sequential `echo` calls
  *   sse    the same, POSTs answered as text/event-stream
  *   flood  one `flood` call per round whose POST stream carries N notifications/message
- *   cost   bench/tracking-cost.ts: tracking's CPU µs per call in one process (its bundle, as the clients), no network (JSON and SSE answers)
+ *   cost   bench/tracking-cost.ts: tracking's CPU µs per call in one process (its bundle, as the clients), no network (JSON and SSE
+ *          answers, an SSE answer after 100 notifications, a 2 MiB answer), split into the fetch, the store and writing events out
  *   store  1,000,000 realistic events appended into a TraceStore (default window)
  *   proxy  bench/proxy.ts: latency added by `switchboard proxy` (stdio, HTTP) and SSE time to first event
  *
