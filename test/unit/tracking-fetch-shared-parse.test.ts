@@ -229,7 +229,7 @@ describe('an event written with its body as the text it came as', () => {
 
   it('keeps the keys in their order, on one line, with the value unchanged', () => {
     const text = JSON.stringify(ANSWER, null, 2);
-    const { body } = traceBody(JSON.parse(text), text, new Redactor(), false, true);
+    const { body } = traceBody(JSON.parse(text), text, new Redactor(), false, 'shared');
     expect(wireTextOf(body)).toBe(text);
     const e = event(body);
     const line = serializeEvent(e);
@@ -243,7 +243,7 @@ describe('an event written with its body as the text it came as', () => {
 
   it('is the plain serialization for a body parsed from text that only a second parse would keep whole (lossy numbers keep `raw`)', () => {
     const text = '{"jsonrpc":"2.0","id":1,"result":{"big":123456789012345678901234567890}}';
-    const kept = traceBody(JSON.parse(text), text, new Redactor(), false, true);
+    const kept = traceBody(JSON.parse(text), text, new Redactor(), false, 'shared');
     expect(kept.raw).toBe(text);
     expect(wireTextOf(kept.body)).toBeUndefined();
     expect(serializeEvent(event(kept.body))).toBe(JSON.stringify(event(kept.body)));

@@ -8,6 +8,7 @@ import type { ServerStatus } from '../../../contract';
 import type { TraceEventInput } from '../../../contract/trace';
 import type { AuthService } from '../auth/auth-service';
 import type { RequestBroker } from '../requests/broker';
+import type { RecordEvent } from '../trace/rpc';
 import { httpStatusOf } from './errors';
 import type { TransportContext } from './transport-factory';
 
@@ -30,7 +31,7 @@ export interface ConnectionObserver {
 export interface ConnectionDeps {
   observer: ConnectionObserver;
   /** Where this connection's trace events go (the trace store's append). */
-  record: (event: TraceEventInput) => void;
+  record: RecordEvent;
   now?: () => number;
   baseFetch?: TransportContext['baseFetch'];
   /** For tests: the backoff schedule's base (default 1 s). */

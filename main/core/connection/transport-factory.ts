@@ -5,7 +5,7 @@
 import { SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { ServerTarget } from '../../../contract';
-import type { TraceEventInput } from '../../../contract/trace';
+import type { RecordEvent } from '../trace/rpc';
 import type { SwitchboardOAuthProvider } from '../auth/oauth-provider';
 import type { Redactor } from '../trace/redact';
 import { TrackedStdioTransport } from '../transport/tracked-stdio';
@@ -15,7 +15,7 @@ export type HttpKind = HttpTransportKind;
 
 export interface TransportContext {
   server: string;
-  record: (event: TraceEventInput) => void;
+  record: RecordEvent;
   redactor: Redactor;
   now?: () => number;
   onStderrLine?: (line: string) => void;

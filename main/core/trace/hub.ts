@@ -69,8 +69,9 @@ export class TraceHub {
     this.timer.unref();
   }
 
-  record = (event: TraceEventInput): void => {
-    this.store.append(event);
+  /** `bodyText`: see TraceStore.append. */
+  record = (event: TraceEventInput, bodyText?: string): void => {
+    this.store.append(event, bodyText);
   };
 
   now = (): number => this.store.now();

@@ -53,11 +53,36 @@ export class Redactor {
   /** Every secret, of any length: removed where it is a whole value. */
   private readonly whole = new Set<string>();
 
+  /**
+   * How each secret would stand in JSON text as a whole string value (`"…"`), when JSON writes it
+   * as itself; undefined once a secret has a character JSON escapes (a quote, a backslash, a
+   * control character, a lone surrogate): text could then hide it (`leavesJson`).
+   */
+  private quoted: Map<string, string> | undefined = new Map();
+
   /** A value that must never be recorded. */
   addSecret(value: string | undefined): void {
     if (!value) return;
     this.whole.add(value);
     if (value.length >= SUBSTRING_MIN) this.secrets.add(value);
+    const quoted = JSON.stringify(value);
+    if (quoted.length !== value.length + 2) this.quoted = undefined;
+    else this.quoted?.set(value, quoted);
+  }
+
+  /**
+   * Whether `json(value, false)` would hand back the value parsed from this JSON text as it is,
+   * told from the text (no walk, no copy): no secret is in it, neither inside a string (one of
+   * SUBSTRING_MIN characters or more) nor as a whole string. Only for text that writes every
+   * string character as itself or a short escape (`\n`, `\"`: no `\u` or `\/`, scanJsonText's
+   * `canonical`), and only while every secret is written as itself in JSON; otherwise false.
+   * Keys count too (json() keeps them): a secret in a key only costs the walk.
+   */
+  leavesJson(text: string): boolean {
+    if (this.whole.size === 0) return true;
+    if (!this.quoted) return false;
+    for (const [secret, quoted] of this.quoted) if (text.includes(secret.length >= SUBSTRING_MIN ? secret : quoted)) return false;
+    return true;
   }
 
   get hasSecrets(): boolean {

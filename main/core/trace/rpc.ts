@@ -1,6 +1,6 @@
 /** Summaries of JSON-RPC messages for the trace index: id, method, kind, error. */
 import { LIMITS, boundDepth, depthOf } from '../../../contract/bounded-json';
-import type { RpcSummary } from '../../../contract/trace';
+import type { RpcSummary, TraceEventInput } from '../../../contract/trace';
 import type { Redactor } from './redact';
 
 export function summarizeRpc(message: unknown): RpcSummary | undefined {
@@ -95,6 +95,20 @@ export function wireBytesOf(body: unknown): Uint8Array | undefined {
 }
 
 /**
+ * When `traceBody` keeps a body's text, for a body that is exactly its text: `large` as its wire
+ * text (`wireTextOf`) when WIRE_TEXT_MIN long or more; `shared` as its wire text whatever its
+ * length, the body being the SDK's object too (which gets a parse of its own when its text cannot
+ * be kept); `own` as `large`, and whatever its length handed back as `wire`, for the recorder to
+ * pass to the store with the event (`RecordEvent`): an SSE event's data, which the spill file then
+ * writes as it came (store.ts, `spillLine`). A weak map entry for every small body would cost
+ * more than it saves (~0.5 µs each, most of it in the GC).
+ */
+export type KeepText = 'large' | 'own' | 'shared';
+
+/** How a transport hands an event to the trace; `bodyText`: a `wire` text from `traceBody` for the event's body, whose summary (if any) is `summarizeBody`'s (TraceStore.append). */
+export type RecordEvent = (event: TraceEventInput, bodyText?: string) => void;
+
+/**
  * A parsed body as the trace keeps it: redacted and within LIMITS.carriedDepth. A body nested
  * deeper is cut (markers in place of what lies below the limit) and its original text kept
  * beside it as `raw`, so nothing that serializes or walks the event can overflow the stack and
@@ -102,19 +116,22 @@ export function wireBytesOf(body: unknown): Uint8Array | undefined {
  * `lossyNumber`): the parsed body would show 1e400 as null. Credential bodies (OAuth) keep no
  * raw text: their fields are redacted by name, which only the parsed form allows.
  */
-export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean, shared = false, bytes?: Uint8Array): { body: unknown; raw?: string } {
+export function traceBody(value: unknown, text: string, redactor: Redactor, credential: boolean, keep: KeepText = 'large', bytes?: Uint8Array): { body: unknown; raw?: string; wire?: string } {
   // One scan of the text's characters, no walk of the value: its bracket nesting is the parsed value's depth.
   const scan = scanJsonText(text, LIMITS.carriedDepth);
   if (scan.withinDepth || depthOf(value, LIMITS.carriedDepth) <= LIMITS.carriedDepth) {
-    const body = redactor.json(value, credential);
+    // With secrets configured, text that holds none of them leaves the value as it is: no copy, and its text can stand for it.
+    const body = !credential && scan.withinDepth && scan.canonical && redactor.leavesJson(text) ? value : redactor.json(value, credential);
     // (a text too deep for the scan to finish, but a value that is not: the rest of the text was not looked at)
     const lossy = scan.withinDepth ? scan.lossy : lossyNumber(text);
     if (!credential && lossy !== undefined) return { body, raw: redactor.text(text) };
     // Nothing redacted, nothing cut: the text is this body, written as it came.
-    if (body === value && (shared || text.length >= WIRE_TEXT_MIN)) {
-      if (scan.withinDepth && scan.canonical) keepWireText(body, text, bytes);
+    if (body === value) {
+      const kept = scan.withinDepth && scan.canonical;
+      if (kept && (keep === 'shared' || text.length >= WIRE_TEXT_MIN)) keepWireText(body, text, bytes);
       // A shared body the trace cannot write as its text gets a parse of its own, written as the body always was.
-      else if (shared) return { body: JSON.parse(text) as unknown };
+      else if (keep === 'shared') return { body: JSON.parse(text) as unknown };
+      if (kept && keep === 'own') return { body, wire: text };
     }
     return { body };
   }

@@ -17,10 +17,10 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIMITS, safeStringify } from '../../../contract/bounded-json';
-import { CHANNELS, EVENT_KINDS, isErrorEvent as isError, type Channel, type EventKind, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
+import { CHANNELS, EVENT_KINDS, isErrorEvent as isError, type Channel, type EventKind, type SseInfo, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
 import { Column, Interner } from './columns';
 import { NegotiationMarker } from './negotiation';
-import { wireBytesOf, wireTextOf } from './rpc';
+import { summarizeBody, wireBytesOf, wireTextOf } from './rpc';
 
 export interface TraceStoreOptions {
   /** Whole events kept in memory once the disk takes no more: the spill file at its cap, or a write failed (default 20,000). */
@@ -208,8 +208,72 @@ function withWireBody(event: TraceEvent, text: string): string | undefined {
   }
   const at = line.indexOf(BODY_MARK_JSON);
   if (at < 0) return undefined;
-  const oneLine = /[\r\n]/.test(text) ? text.replace(/[\r\n]/g, ' ') : text;
-  return `${line.slice(0, at)}${oneLine}${line.slice(at + BODY_MARK_JSON.length)}`;
+  return `${line.slice(0, at)}${oneLine(text)}${line.slice(at + BODY_MARK_JSON.length)}`;
+}
+
+/** JSON text on one line: a line break in it sits between tokens (in strings it is escaped), and as a space it keeps the value the same. */
+function oneLine(text: string): string {
+  return /[\r\n]/.test(text) ? text.replace(/[\r\n]/g, ' ') : text;
+}
+
+/**
+ * An event's line in the spill file. An SSE message event (the tracking fetch's `sse-event`, with
+ * the text its body was parsed from: `append`'s `bodyText`, or the body's `wireTextOf`) is written
+ * short: `[1, sse, summary, bytes, body]`, a JSON array, the body as the text it came as. Its
+ * server, channel, exchange, session, seq and time are in the index columns, and its `rpc` or
+ * `batch` is what `summarizeBody` makes of the body (`summary` says which of the two it has), so
+ * none is written again; `TraceStore.fromLine` puts them back, keys in the same order. A flood
+ * is mostly such events, and serializing each whole was most of what tracking one cost
+ * (bench/tracking-cost.ts, "writing out": 2.5 → 0.5 µs an event). Any other event is written whole.
+ */
+function spillLine(event: TraceEvent, bodyText: string | undefined): string {
+  const text = bodyText ?? wireTextOf(event.body);
+  return (text !== undefined ? sseLine(event, text) : undefined) ?? serializeEvent(event);
+}
+
+const SSE_LINE = 1;
+/** The keys of an SSE message event as the tracking fetch builds it and the store numbers it, `rpc` or `batch` (or neither) in the gap. */
+const SSE_KEYS = ['server', 'channel', 'kind', 'dir', 'exchange', 'session', 'sse', '', 'body', 'bytes', 'seq', 'ts'];
+const SUMMARY_AT = 7;
+const SUMMARY_TAG = { none: 0, rpc: 1, batch: 2 } as const;
+
+/** Which summary an event with exactly SSE_KEYS has (a tag), or -1 for any other keys. */
+function sseKeys(event: TraceEvent): number {
+  let at = 0;
+  let tag: number = SUMMARY_TAG.none;
+  for (const key in event) {
+    if (at === SUMMARY_AT) {
+      at++;
+      if (key === 'rpc' || key === 'batch') {
+        tag = SUMMARY_TAG[key];
+        continue;
+      }
+    }
+    if (key !== SSE_KEYS[at]) return -1;
+    at++;
+  }
+  return at === SSE_KEYS.length ? tag : -1;
+}
+
+/**
+ * The short line of an event with exactly those keys, whose summary is the body's and whose
+ * column-held fields the columns give back as they are (a non-empty server, a known channel, an
+ * exchange and a session absent or non-empty: the interners keep '' as nothing; a finite time);
+ * otherwise undefined.
+ */
+function sseLine(event: TraceEvent, text: string): string | undefined {
+  if (event.kind !== 'sse-event' || event.dir !== 'in') return undefined;
+  const tag = sseKeys(event);
+  if (tag < 0) return undefined;
+  const { server, exchange, session, sse, bytes, ts } = event;
+  if (typeof server !== 'string' || server === '' || !CHANNEL_ID.has(event.channel) || !Number.isFinite(ts) || !Number.isFinite(bytes)) return undefined;
+  if ((exchange !== undefined && (typeof exchange !== 'string' || exchange === '')) || (session !== undefined && (typeof session !== 'string' || session === ''))) return undefined;
+  if (typeof sse !== 'object' || sse === null) return undefined;
+  try {
+    return `[${SSE_LINE},${JSON.stringify(sse)},${tag},${bytes},${oneLine(text)}]`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -263,6 +327,8 @@ export class TraceStore {
   private pending: Buffer | undefined;
   /** Appended (or, past the cap, evicted from the window) and not yet serialized, in seq order. */
   private waiting: TraceEvent[] = [];
+  /** Beside each waiting event: the text its body was parsed from, when that text is the body (`append`'s `bodyText`). */
+  private waitingText: (string | undefined)[] = [];
   private serializeScheduled = false;
   private pendingBytes = 0;
   private pendingFrom = 0;
@@ -317,7 +383,13 @@ export class TraceStore {
     return () => this.listeners.delete(listener);
   }
 
-  append(input: TraceEventInput): TraceEvent {
+  /**
+   * Numbers an event and takes it in. `bodyText`: the JSON text its body was parsed from, when
+   * that text is exactly the body (`traceBody`'s `wire`: nothing redacted, cut or changed) and the
+   * event's `rpc` or `batch`, if it has one, is `summarizeBody` of it; the spill file may then
+   * write the text in the body's place instead of serializing the event again (`spillLine`).
+   */
+  append(input: TraceEventInput, bodyText?: string): TraceEvent {
     if (this.closed) throw new Error('trace store is closed');
     if (this.readOnly) throw new Error('trace store is read-only (a recording opened from the library)');
     const index = this.count;
@@ -357,7 +429,7 @@ export class TraceStore {
       // but one: a recording's line carries a body's original text as the body itself (export
       // format), so an event with `raw` (numbers JSON.parse cannot keep, a body cut for depth)
       // would read back without it. Such events (rare) stay in the window, as all events did.
-      this.spill(event);
+      this.spill(event, bodyText);
       if (this.sink && event.raw !== undefined) this.keepInWindow(event);
     } else {
       // The disk takes no more (the cap, or a failed write): the newest `windowSize` events stay
@@ -522,8 +594,9 @@ export class TraceStore {
   }
 
   /** Queues an event for the disk: serialized off the append path, on the next turn of the event loop. */
-  private spill(event: TraceEvent): void {
+  private spill(event: TraceEvent, bodyText?: string): void {
     this.waiting.push(event);
+    this.waitingText.push(bodyText);
     // A synchronous burst never yields to the event loop: bound what waits in memory.
     if (this.waiting.length >= MAX_UNSERIALIZED) {
       this.serializeWaiting();
@@ -543,13 +616,15 @@ export class TraceStore {
       this.writeToSink();
       return;
     }
-    for (const event of this.waiting) {
+    const texts = this.waitingText;
+    for (let j = 0; j < this.waiting.length; j++) {
+      const event = this.waiting[j]!;
       const index = event.seq - 1;
       let line = '';
       let most = 0;
       if (!this.paused) {
         // Encoded straight into one buffer: no line strings to join, measure and encode again.
-        line = serializeEvent(event);
+        line = spillLine(event, texts[j]);
         // A UTF-16 unit is at most 3 bytes of UTF-8 (a pair, 4 bytes for 2 units), plus the newline.
         most = line.length * 3 + 1;
         // (which may reach the cap: then this event is not written either)
@@ -576,6 +651,7 @@ export class TraceStore {
       this.pendingBytes += length;
     }
     this.waiting = [];
+    this.waitingText = [];
   }
 
   /** Durable mode: each waiting event to the recording, in order (a stub once the cap is reached, so its seqs stay gapless). */
@@ -583,6 +659,7 @@ export class TraceStore {
     const sink = this.sink!;
     const events = this.waiting;
     this.waiting = [];
+    this.waitingText = [];
     for (const event of events) {
       const index = event.seq - 1;
       if (!this.paused && sink.bytes() > this.maxSpillBytes) this.pauseAtCap(index);
@@ -706,8 +783,7 @@ export class TraceStore {
       if (i < end - this.windowSize) continue;
       const at = offset - this.spillSize;
       try {
-        const event = JSON.parse(chunk.toString('utf8', at, at + this.spillLength.get(i))) as TraceEvent;
-        this.recent[i % this.windowSize] = event;
+        this.recent[i % this.windowSize] = this.fromLine(i, JSON.parse(chunk.toString('utf8', at, at + this.spillLength.get(i))));
       } catch {
         // a line that cannot be read back is a stub like the others
       }
@@ -768,13 +844,33 @@ export class TraceStore {
     const length = this.spillLength.get(index);
     try {
       // Not written yet: parsed from the buffer (the live tail is read often; no write forced for it).
-      if (this.pendingBytes > 0 && offset >= this.spillSize) return JSON.parse(this.pending!.toString('utf8', offset - this.spillSize, offset - this.spillSize + length)) as TraceEvent;
+      if (this.pendingBytes > 0 && offset >= this.spillSize) return this.fromLine(index, JSON.parse(this.pending!.toString('utf8', offset - this.spillSize, offset - this.spillSize + length)));
       const buffer = Buffer.alloc(length);
       readSync(this.spillFd!, buffer, 0, length, offset);
-      return JSON.parse(buffer.toString('utf8')) as TraceEvent;
+      return this.fromLine(index, JSON.parse(buffer.toString('utf8')));
     } catch (error) {
       return this.lostEvent(index, `the spill file could not be read: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** A spill file's line, parsed, as the event: a short line (`spillLine`) gets back what the columns hold and its summary, keys in the order the event had them. */
+  private fromLine(index: number, line: unknown): TraceEvent {
+    if (!Array.isArray(line)) return line as TraceEvent;
+    const [kind, sse, tag, bytes, body] = line as [number, SseInfo, number, number, unknown];
+    if (kind !== SSE_LINE) throw new Error(`a line of an unknown kind (${String(kind)})`);
+    const event = { server: this.servers.value(this.serverCol.get(index)) ?? '', channel: CHANNELS[this.channelCol.get(index)]!, kind: 'sse-event', dir: 'in' } as TraceEvent;
+    const exchange = this.exchanges.value(this.exchangeCol.get(index));
+    if (exchange !== undefined) event.exchange = exchange;
+    const session = this.sessions.value(this.sessionCol.get(index));
+    if (session !== undefined) event.session = session;
+    event.sse = sse;
+    if (tag === SUMMARY_TAG.rpc) event.rpc = summarizeBody(body).rpc;
+    else if (tag === SUMMARY_TAG.batch) event.batch = summarizeBody(body).batch;
+    event.body = body;
+    event.bytes = bytes;
+    event.seq = index + 1;
+    event.ts = this.tsCol.get(index);
+    return event;
   }
 
   private readFromSink(index: number): TraceEvent | undefined {

@@ -213,7 +213,7 @@ export class StdioTrace {
       return { kind: 'garbage', text };
     }
     // The value is handed on (tracked-stdio gives it to the SDK): shared, so the trace writes the line's text.
-    this.record({ channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', ...summary, ...traceBody(parsed.value, line, this.redactor, false, true), bytes: line.length + 1 });
+    this.record({ channel: 'stdio', kind: 'jsonrpc-in', dir: 'in', ...summary, ...traceBody(parsed.value, line, this.redactor, false, 'shared'), bytes: line.length + 1 });
     return { kind: 'messages', value: parsed.value, summary };
   }
 

@@ -11,7 +11,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Channel, RpcSummary, TraceEventInput } from '../../../contract/trace';
 import type { Redactor } from '../trace/redact';
-import { parseJsonLoose, summarizeBody, summarizeRpc, traceBody } from '../trace/rpc';
+import { parseJsonLoose, summarizeBody, summarizeRpc, traceBody, type RecordEvent } from '../trace/rpc';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError, rpcIdFromHead, syntheticErrorResponse } from './limits';
 
 export type HttpTransportKind = 'streamable-http' | 'sse';
@@ -21,7 +21,7 @@ export interface TrackingFetchOptions {
   /** The MCP endpoint: requests elsewhere are OAuth or discovery traffic. */
   endpoint: URL;
   transport: HttpTransportKind;
-  record: (event: TraceEventInput) => void;
+  record: RecordEvent;
   redactor: Redactor;
   /** Called when a response issues or changes the session id. */
   onSessionId?: (sessionId: string) => void;
@@ -55,9 +55,9 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
     for (const rpc of summary.batch ?? (summary.rpc ? [summary.rpc] : [])) if ((rpc.kind === 'result' || rpc.kind === 'error') && rpc.id !== undefined) outstanding.delete(rpc.id);
   };
 
-  const safeRecord = (event: TraceEventInput) => {
+  const safeRecord: RecordEvent = (event, bodyText) => {
     try {
-      record(event);
+      record(event, bodyText);
     } catch {
       // the trace must never break the connection
     }
@@ -410,7 +410,7 @@ function bufferObserver(redactor: Redactor, credential: boolean, answered: (summ
       if (!parsed.ok) return { body: redactor.text(whole) };
       const summary = summarizeBody(parsed.value);
       answered(summary);
-      return { ...traceBody(parsed.value, whole, redactor, credential, shared?.json !== undefined, shared?.bytes), ...summary };
+      return { ...traceBody(parsed.value, whole, redactor, credential, shared?.json !== undefined ? 'shared' : 'large', shared?.bytes), ...summary };
     },
   };
 }
@@ -419,7 +419,7 @@ function sseObserver(args: {
   server: string;
   channel: Channel;
   exchange: string;
-  record: (event: TraceEventInput) => void;
+  record: RecordEvent;
   redactor: Redactor;
   answered: (summary: { rpc?: RpcSummary; batch?: RpcSummary[] }) => void;
   session: () => string | undefined;
@@ -440,21 +440,26 @@ function sseObserver(args: {
       dispatched = true;
       const priming = message.id !== undefined && message.data === '';
       const parsed = message.data ? parseJsonLoose(message.data) : { ok: false as const };
-      const kept = parsed.ok ? traceBody(parsed.value, message.data, redactor, false) : { body: message.data ? redactor.text(message.data) : undefined };
+      const kept: { body: unknown; raw?: string; wire?: string } = parsed.ok ? traceBody(parsed.value, message.data, redactor, false, 'own') : { body: message.data ? redactor.text(message.data) : undefined };
       const summary = parsed.ok ? summarizeBody(parsed.value) : {};
       args.answered(summary);
-      record({
-        server,
-        channel,
-        kind: 'sse-event',
-        dir: 'in',
-        exchange,
-        session: args.session(),
-        sse: { id: message.id, event: message.event, ...(priming ? { priming: true } : {}) },
-        ...summary,
-        ...kept,
-        bytes: Buffer.byteLength(message.data),
-      });
+      record(
+        {
+          server,
+          channel,
+          kind: 'sse-event',
+          dir: 'in',
+          exchange,
+          session: args.session(),
+          sse: { id: message.id, event: message.event, ...(priming ? { priming: true } : {}) },
+          ...summary,
+          body: kept.body,
+          ...(kept.raw !== undefined ? { raw: kept.raw } : {}),
+          bytes: Buffer.byteLength(message.data),
+        },
+        // the data as the body's text: the spill file writes it as it came (TraceStore.append)
+        kept.wire,
+      );
     },
     onRetry(retry: number) {
       dispatched = true;
