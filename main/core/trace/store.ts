@@ -169,7 +169,11 @@ export const EVENT_DEPTH = LIMITS.carriedDepth + 2;
  * overflows or refuses, the event is cut at EVENT_DEPTH.
  */
 export function serializeEvent(event: TraceEvent): string {
-  const text = wireTextOf(event.body);
+  return serializeWithWireText(event, wireTextOf(event.body));
+}
+
+/** `serializeEvent`, the body's `wireTextOf` already looked up. */
+function serializeWithWireText(event: TraceEvent, text: string | undefined): string {
   if (text === undefined) return serializePlain(event);
   // (withWireBody fails only for an event that cannot take the stand-in, never one of ours: its own body, parsed again from the text)
   return withWireBody(event, text) ?? serializePlain({ ...event, body: JSON.parse(text) as unknown });
@@ -228,8 +232,9 @@ function oneLine(text: string): string {
  * 1.1–1.2 µs, tracking each 5.8–6.0 → 4.1–4.3 µs). Any other event is written whole.
  */
 function spillLine(event: TraceEvent, bodyText: string | undefined): string {
-  const text = bodyText ?? wireTextOf(event.body);
-  return (text !== undefined ? sseLine(event, text) : undefined) ?? serializeEvent(event);
+  const wire = wireTextOf(event.body);
+  const text = bodyText ?? wire;
+  return (text !== undefined ? sseLine(event, text) : undefined) ?? serializeWithWireText(event, wire);
 }
 
 const SSE_LINE = 1;
