@@ -200,10 +200,11 @@ test('item 14: each server\'s tasks only under its own tools; a finished task sh
   const aRow = aPanel.locator(`[data-testid="task-row"][data-task-id="${aTask}"]`);
   await expect(aRow).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
   await expect(aPanel.locator(`[data-testid="task-row"][data-task-id="${bTask}"]`)).toHaveCount(0);
-  // The server leaves "Generating report..." standing on the completed task: not shown as its status.
+  // The server leaves "Generating report..." standing on the completed task: never shown as its
+  // status. Hidden when the polls saw the task working under it; when a poll missed that stage (1 s
+  // stages, 1 s polls), shown only as the server's last message.
   const line = aRow.getByTestId('task-status-message');
-  await expect(line).toHaveText(/^Completed after \d/);
-  await expect(line).not.toContainText('Generating report');
+  await expect(line).toHaveText(/^Completed after [\d.]+ m?s(?: · last message from the server: Generating report\.\.\.)?$/);
   await aPanel.scrollIntoViewIfNeeded();
   await bothThemes(page, 'task-panel-per-server', { pointer: { x: 1390, y: 940 } });
 });

@@ -26,9 +26,10 @@ const STATUS_WORDS: Record<TaskStatusName, string> = { working: 'working', input
 export const statusWord = (status: TaskStatusName): string => STATUS_WORDS[status];
 
 /**
- * The status line's server message: a running task shows its latest one; a finished task shows a
- * message only when it came with (or after) the final status — the last progress message
- * ("Generating report…") left standing on a completed task is stale, and is not shown.
+ * The status line's server message: a running task shows its latest one. A finished task hides the
+ * message it was last seen working under ("Generating report…" left standing on a completed task is
+ * stale); any other message is shown, labelled as the server's last message, since a poll can miss
+ * a stage and no answer says whether its message came with the final status.
  */
 export function statusMessageOf(task: Pick<TaskInfo, 'status' | 'statusMessage' | 'progressMessage'>): string | undefined {
   if (!task.statusMessage) return undefined;

@@ -178,7 +178,8 @@ function TaskRow({ task, resultOpen = false, compact = false }: { task: TaskInfo
       )}
       <Text size="xs" c="dimmed" mt={2} data-testid="task-status-message" style={{ unicodeBidi: 'plaintext' }}>
         {terminal ? `${statusWord(task.status)[0]!.toUpperCase()}${statusWord(task.status).slice(1)} after ${formatMs(Math.max(0, elapsed))}` : null}
-        {terminal && message ? ': ' : null}
+        {/* The server may leave any earlier message standing when it finishes (server-everything leaves "Generating report..."), and a poll can miss it while the task works: so a finished task's message is labelled as the server's, never read as its status. */}
+        {terminal && message ? ' · last message from the server: ' : null}
         {message && <SafeText text={message} inline={terminal} />}
         {!terminal && !message ? 'No status message from the server.' : null}
       </Text>
