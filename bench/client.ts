@@ -10,9 +10,9 @@
 import { setMaxListeners } from 'node:events';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { createTrackingFetch } from '../main/core/transport/tracking-fetch';
-import { TraceHub } from '../main/core/trace/hub';
 import { Redactor } from '../main/core/trace/redact';
 import { InProcessProfiler, type ProfileSummary } from './profile';
+import { appTrace } from './support/app-trace';
 
 export type Side = 'tracked' | 'untracked';
 
@@ -48,14 +48,17 @@ const send = (reply: Reply): void => {
   process.send!(reply);
 };
 
-const hub = side === 'tracked' ? new TraceHub(undefined) : undefined;
+// The tracked side's trace is the app's: recorded as it happens, as by default (support/app-trace.ts).
+const redactor = new Redactor();
+const trace = side === 'tracked' ? appTrace([redactor]) : undefined;
+const hub = trace?.hub;
 const fetchImpl: FetchLike | undefined = hub
   ? createTrackingFetch({
       server: 'bench',
       endpoint: new URL(url),
       transport: 'streamable-http',
       record: hub.record,
-      redactor: new Redactor(),
+      redactor,
       now: hub.now,
     })
   : undefined;
@@ -132,7 +135,7 @@ async function handle(command: Command): Promise<Reply> {
       return { op: 'profile', summary: await profiler.stop(command.top) };
     case 'close':
       await client.close().catch(() => {});
-      hub?.close();
+      trace?.close();
       return { op: 'closed' };
   }
 }

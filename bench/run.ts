@@ -11,7 +11,8 @@
  *   store  1,000,000 realistic events appended into a TraceStore (default window)
  *   proxy  bench/proxy.ts: latency added by `switchboard proxy` (stdio, HTTP) and SSE time to first event
  *
- * Method. Each side (untracked: the global fetch; tracked: createTrackingFetch → TraceHub) is its
+ * Method. Each side (untracked: the global fetch; tracked: createTrackingFetch → TraceHub, the
+ * session recorded to a live recording as the app does by default, bench/support/app-trace.ts) is its
  * own client process with its own connection and session, so neither side's heap, GC debt or JIT
  * state leaks into the other's numbers; both talk to the same fixture process. Each side warms up,
  * then the sides alternate in rounds (ABBA order: U,T then T,U, ...) so drift hits both equally.
@@ -55,6 +56,7 @@ import type { StoreResult } from './store';
 import { missed, printGoals, type GoalRow } from './goals';
 import type { ProfileSummary } from './profile';
 import { trackingCostWorkload } from './tracking-cost';
+import { TRACE_MODE } from './support/app-trace';
 import { buildClientBundle } from './support/client-bundle';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -457,6 +459,7 @@ function printWorkloads(results: WorkloadResult[]): void {
   console.log(table(ratioRows));
   console.log('median: the ratio reported (median of per-round wall-time ratios); total-time: Σ tracked / Σ untracked wall time;');
   console.log('client cpu: Σ client-process CPU time, tracked / untracked (what the tracking itself costs, without the server\'s share)');
+  console.log(`tracked side's trace: ${TRACE_MODE}`);
 }
 
 function printProfiles(results: WorkloadResult[]): void {

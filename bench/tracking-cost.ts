@@ -13,7 +13,9 @@
  * tracking fetch alone: headers, body observation, parsing, summaries); one records into a store
  * whose sink writes nothing (the index, the snapshots, the live feed, but no event serialized).
  * The differences split tracking's cost into the fetch, the store, and writing each event out
- * (its JSON line): what a change to one of them could win at most.
+ * (its JSON line): what a change to one of them could win at most. The tracked side records as
+ * the app does by default, into a live recording (support/app-trace.ts); one more side has
+ * recordings off (a spill file), and its writing out is printed beside.
  *
  *   npx tsx bench/tracking-cost.ts     Knobs (env): BENCH_COST_CALLS (10000 a side), BENCH_COST_ROUNDS (5),
  *                                       BENCH_COST_LARGE_CALLS (100 a side, the 2 MiB answer)
@@ -22,6 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { TraceHub } from '../main/core/trace/hub';
+import { appTrace, RECORDING } from './support/app-trace';
 import type { TraceSink } from '../main/core/trace/store';
 import type { TraceEventInput } from '../contract/trace';
 import { Redactor } from '../main/core/trace/redact';
@@ -87,8 +90,9 @@ function discardingSink(): TraceSink {
   };
 }
 
-type Side = 'untracked' | 'fetch' | 'store' | 'tracked';
-const SIDES: Side[] = ['untracked', 'fetch', 'store', 'tracked'];
+type Side = 'untracked' | 'fetch' | 'store' | 'tracked' | 'spill';
+/** `spill`: the app with recordings off (events to a spill file), beside `tracked` (the app's default: a live recording). */
+const SIDES: Side[] = RECORDING ? ['untracked', 'fetch', 'store', 'tracked', 'spill'] : ['untracked', 'fetch', 'store', 'tracked'];
 
 export async function trackingCostWorkload(): Promise<GoalRow[]> {
   const calls = envInt('BENCH_COST_CALLS', 10_000, 100);
@@ -104,7 +108,9 @@ export async function trackingCostWorkload(): Promise<GoalRow[]> {
   ];
   for (const { name, sse, result, notifications, calls, warm, ms } of workloads) {
     const base = baseFetch(sse, result, notifications);
-    const hub = new TraceHub(undefined);
+    const trace = appTrace([]);
+    const hub = trace.hub;
+    const spilled = new TraceHub(undefined);
     const unwritten = new TraceHub(undefined, { store: { sink: discardingSink() } });
     const tracking = (record: (event: TraceEventInput) => void, now: () => number) => createTrackingFetch({ server: 'bench', endpoint: new URL(URL_), transport: 'streamable-http', record, redactor: new Redactor(), now, base });
     const fetches: Record<Side, FetchLike> = {
@@ -112,10 +118,11 @@ export async function trackingCostWorkload(): Promise<GoalRow[]> {
       fetch: tracking(() => undefined, hub.now),
       store: tracking(unwritten.record, unwritten.now),
       tracked: tracking(hub.record, hub.now),
+      spill: tracking(spilled.record, spilled.now),
     };
     for (const side of SIDES) await cpuPerCall(fetches[side], warm);
     const perRound = Math.max(1, Math.round(calls / rounds));
-    const per: Record<Side, number[]> = { untracked: [], fetch: [], store: [], tracked: [] };
+    const per: Record<Side, number[]> = { untracked: [], fetch: [], store: [], tracked: [], spill: [] };
     for (let r = 0; r < rounds; r++) {
       // each round in another order (rotated), so no side always runs right after the same one
       for (let i = 0; i < SIDES.length; i++) {
@@ -133,7 +140,8 @@ export async function trackingCostWorkload(): Promise<GoalRow[]> {
       `tracking cost (${name}, in-process, no network): untracked ${figure(median(per.untracked), 1)} ${unit}/${each}, tracking adds ${figure(median(added), 1)} ${unit}/${each} ` +
         `(rounds ${added.map((d) => figure(d, ms ? 1 : 0)).join(' ')}); ${hub.store.size.toLocaleString('en-US')} events recorded\n` +
         `  of which: the tracking fetch ${figure(diff('fetch', 'untracked'), 1)}, the store without writing ${figure(diff('store', 'fetch'), 1)}, ` +
-        `writing the events out ${figure(diff('tracked', 'store'), 1)} ${unit}/${each} (medians of per-round differences; they need not add up)`,
+        `writing the events out ${figure(diff('tracked', 'store'), 1)} ${unit}/${each} (medians of per-round differences; they need not add up)` +
+        (RECORDING ? `\n  with recordings off (a spill file instead of the live recording): writing the events out ${figure(diff('spill', 'store'), 1)} ${unit}/${each}` : ''),
     );
     rows.push({ what: `tracking's CPU per ${each}, in-process (${name})`, ours: `${figure(median(added), 1)} ${unit}`, goal: '—', pass: null, info: true });
     rows.push({
@@ -143,7 +151,8 @@ export async function trackingCostWorkload(): Promise<GoalRow[]> {
       pass: null,
       info: true,
     });
-    hub.close();
+    trace.close();
+    spilled.close();
     unwritten.close();
   }
   return rows;
