@@ -123,14 +123,19 @@ describe('the tracking fetch, observed in place', () => {
     expect(Object.getOwnPropertySymbols({ ...first }).map(String)).not.toContain('Symbol(switchboard.observedInPlace)');
   });
 
-  it("the caller's long-lived signal (the SDK's, one per transport) holds no listener once an exchange has ended", async () => {
+  it("the caller's long-lived signal (the SDK's, one per transport) holds one listener of ours, however many exchanges it carries", async () => {
     const { fetchImpl } = tracked();
     const transportSignal = new AbortController().signal;
     for (let i = 0; i < 50; i++) {
       const response = await post(fetchImpl, url, transportSignal);
       await response.text();
-      expect(getEventListeners(transportSignal, 'abort')).toHaveLength(0);
+      expect(getEventListeners(transportSignal, 'abort')).toHaveLength(1);
     }
+    // 20 at once, under way together: still the one.
+    const responses = await Promise.all(Array.from({ length: 20 }, () => post(fetchImpl, url, transportSignal)));
+    expect(getEventListeners(transportSignal, 'abort')).toHaveLength(1);
+    await Promise.all(responses.map((r) => r.text()));
+    expect(getEventListeners(transportSignal, 'abort')).toHaveLength(1);
   });
 
   it("an abort of the caller's signal still aborts the request, with the caller's reason, before and after the headers", async () => {
@@ -150,6 +155,20 @@ describe('the tracking fetch, observed in place', () => {
     const ends = events.filter((e) => e.kind === 'http-end');
     expect(ends.map((e) => (e.http as { end?: string }).end)).toEqual(['client-aborted', 'client-aborted']);
     expect(getEventListeners(during.signal, 'abort')).toHaveLength(0);
+
+    // Many exchanges under way on one signal (more than share one signal of ours, some ended
+    // before): its one abort ends each of those under way.
+    const shared = new AbortController();
+    for (let i = 0; i < 40; i++) await (await post(fetchImpl, url, shared.signal)).text();
+    const hanging = Array.from({ length: 70 }, () => post(fetchImpl, new URL('/hang', url), shared.signal));
+    const streaming = await post(fetchImpl, new URL('/slow', url), shared.signal);
+    const streamed = streaming.text();
+    // (exchanges that end beside the ones under way, on the same signal of ours, leave them on it)
+    for (let i = 0; i < 3; i++) await (await post(fetchImpl, url, shared.signal)).text();
+    await new Promise((r) => setTimeout(r, 50));
+    shared.abort();
+    for (const pending of [...hanging, streamed]) await expect(pending).rejects.toBe(shared.signal.reason);
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
   });
 
   it('a JSON body over the limit fails the read at once and the trace keeps what arrived, flagged', async () => {
