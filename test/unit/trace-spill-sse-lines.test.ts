@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TraceEvent, TraceEventInput } from '../../contract/trace';
 import { TraceHub } from '../../main/core/trace/hub';
 import { Redactor } from '../../main/core/trace/redact';
-import { TraceStore } from '../../main/core/trace/store';
+import { TraceStore, serializeParts } from '../../main/core/trace/store';
 import { createTrackingFetch } from '../../main/core/transport/tracking-fetch';
 
 const SECRET = 'sk-live-0123456789abcdef';
@@ -185,6 +185,30 @@ describe('SSE message events in the spill file', () => {
       expect(store.get(3)?.exchange).toBe('');
     } finally {
       store.close();
+    }
+  });
+});
+
+describe("an SSE message event's line, written field by field", () => {
+  // What JSON.stringify makes of the event with the text's value as its body: the line must be
+  // exactly that (`serializeParts`), whatever the fields hold.
+  const cases: TraceEvent[] = [
+    { server: 'plain', channel: 'post-sse', kind: 'sse-event', dir: 'in', exchange: 'x1', session: 's1', sse: { id: '7', event: 'message' }, rpc: { kind: 'result', id: 3 }, body: { jsonrpc: '2.0', id: 3, result: {} }, bytes: 40, seq: 12, ts: 1733480000123.25 },
+    { server: 'quote " back \\ and é 日本 \u2028', channel: 'get', kind: 'sse-event', dir: 'in', exchange: undefined, session: undefined, sse: { id: undefined, event: undefined }, body: { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x\ny' } }, bytes: 0, seq: 1, ts: 0.5 },
+    { server: 'b', channel: 'legacy-sse', kind: 'sse-event', dir: 'in', exchange: 'x2', session: 's"2', sse: { id: '9', priming: true }, batch: [{ kind: 'notification', method: 'a' }, { kind: 'request', id: 'r', method: 'b' }], body: [{ jsonrpc: '2.0', method: 'a' }, { jsonrpc: '2.0', id: 'r', method: 'b' }], bytes: 77, seq: 99, ts: Number.MAX_SAFE_INTEGER },
+    { server: 'c', channel: 'post-sse', kind: 'sse-event', dir: 'in', exchange: 'x3', session: 's3', sse: {}, body: 'not json', bytes: NaN, seq: 5, ts: -1 },
+  ] as unknown as TraceEvent[];
+  it.each(cases.map((event, i) => [i, event] as const))('case %i: the line is the event as JSON.stringify writes it', (_i, event) => {
+    const text = JSON.stringify(event.body);
+    const line = serializeParts(event, text);
+    expect(Array.isArray(line)).toBe(true);
+    expect((line as readonly string[]).join('')).toBe(JSON.stringify(event));
+  });
+  it('an event with other keys, or not an incoming sse-event, is serialized around a stand-in as before (same line)', () => {
+    const base = cases[0]!;
+    for (const event of [{ ...base, meta: { x: 1 } }, { ...base, dir: 'out' }, { ...base, kind: 'http-end' }] as TraceEvent[]) {
+      const line = serializeParts(event, JSON.stringify(event.body));
+      expect(typeof line === 'string' ? line : line.join('')).toBe(JSON.stringify(event));
     }
   });
 });

@@ -10,8 +10,8 @@ import type { ServerConfig } from '../../../contract';
 import { safeStringify } from '../../../contract/bounded-json';
 import { isErrorEvent, type TraceEvent } from '../../../contract/trace';
 import { Interner } from '../trace/columns';
-import { TRACE_FORMAT, TRACE_FORMAT_VERSION, eventLine, redactConfig, type TraceHeader } from '../trace/export-jsonl';
-import { CHANNEL_ID, EVENT_DEPTH, FLAG_ERROR, KIND_ID, type BlobRef, type TraceSink } from '../trace/store';
+import { TRACE_FORMAT, TRACE_FORMAT_VERSION, eventLineParts, redactConfig, unchanged, type TraceHeader } from '../trace/export-jsonl';
+import { CHANNEL_ID, EVENT_DEPTH, FLAG_ERROR, KIND_ID, encodeLine, lineUnits, type BlobRef, type TraceSink } from '../trace/store';
 import { BLOBS_FILE, EVENTS_FILE, EXCHANGES_FILE, HEADER_RESERVE, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, encodeRow, emptyRow, type TableLetter } from './format';
 import { readBlobAt, readEventAt } from './reader';
 
@@ -53,7 +53,6 @@ export interface RecordingWriterOptions {
   onError?: (message: string) => void;
 }
 
-const identity = (text: string) => text;
 
 export class RecordingWriter implements TraceSink {
   private readonly eventsFd: number;
@@ -66,7 +65,8 @@ export class RecordingWriter implements TraceSink {
   private stringsSize = 0;
   private blobsSize = 0;
   private headerLength = 0;
-  private lines: string[] = [];
+  /** The event lines not yet written, encoded: `linesBytes` of `batch` (reused from one write to the next). */
+  private batch: Buffer | undefined;
   private linesBytes = 0;
   private rows = Buffer.alloc(INDEX_RECORD * 1024);
   private rowsUsed = 0;
@@ -77,7 +77,7 @@ export class RecordingWriter implements TraceSink {
   private readonly row = emptyRow();
   private readonly drains: (() => void)[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
-  private scrub: (text: string) => string = identity;
+  private scrub: (text: string) => string = unchanged;
   private closed = false;
   private failed = false;
   /** A batch of event lines could not be written (they read back as failures). */
@@ -123,15 +123,23 @@ export class RecordingWriter implements TraceSink {
     return this.eventsSize + this.linesBytes;
   }
 
-  append(event: TraceEvent, blob: BlobRef | undefined): { offset: number; length: number } {
+  append(event: TraceEvent, blob: BlobRef | undefined, bodyText?: string): { offset: number; length: number } {
     if (this.closed) throw new Error('the recording is closed');
     // The net asked again for every event: a connection added, or a secret learnt, a moment ago counts.
     this.refreshScrub();
-    let line = this.scrub(eventLine(event));
+    let line = eventLineParts(event, bodyText);
+    // (the net sees the line whole: a secret is never split between the parts)
+    if (this.scrub !== unchanged || blob) line = this.scrub(typeof line === 'string' ? line : line.join(''));
     if (blob) line = `${line.slice(0, -1)},"payloadRef":{"offset":${blob.offset},"length":${blob.length}}}`;
-    line += '\n';
-    const length = Buffer.byteLength(line, 'utf8');
+    // Encoded once, where it is written from: no line string to measure, join and encode again.
+    const most = lineUnits(line) * 3 + 1;
+    if (this.linesBytes + most > (this.batch?.length ?? 0)) {
+      this.write();
+      // (still no room: a line longer than a batch, or a write under way)
+      if (this.linesBytes + most > (this.batch?.length ?? 0)) this.growBatch(this.linesBytes + most);
+    }
     const offset = this.eventsSize + this.linesBytes;
+    const length = encodeLine(this.batch!, this.linesBytes, line);
     const r = this.row;
     r.offset = offset;
     r.length = length;
@@ -152,7 +160,6 @@ export class RecordingWriter implements TraceSink {
     }
     encodeRow(this.rows, this.rowsUsed, r, blob !== undefined);
     this.rowsUsed += INDEX_RECORD;
-    this.lines.push(line);
     this.linesBytes += length;
     this.stats.events++;
     if (error) this.stats.errors++;
@@ -161,6 +168,12 @@ export class RecordingWriter implements TraceSink {
     this.stats.bytes += length + INDEX_RECORD;
     if (this.linesBytes >= WRITE_BATCH_BYTES) this.write();
     return { offset, length };
+  }
+
+  private growBatch(bytes: number): void {
+    const bigger = Buffer.allocUnsafe(Math.max(bytes, WRITE_BATCH_BYTES));
+    this.batch?.copy(bigger, 0, 0, this.linesBytes);
+    this.batch = bigger;
   }
 
   writeBlob(text: string): BlobRef {
@@ -310,7 +323,7 @@ export class RecordingWriter implements TraceSink {
   // -------------------------------------------------------------------------------------------
 
   private write(): void {
-    if (this.writing || this.lines.length === 0) return;
+    if (this.writing || this.rowsUsed === 0) return;
     this.writing = true;
     try {
       // Strings first, then the events, then the index: whatever a crash cuts, the index never
@@ -327,9 +340,8 @@ export class RecordingWriter implements TraceSink {
         this.exchangesSize += exchanges.length;
         this.exchangeLines = [];
       }
-      const events = Buffer.from(this.lines.join(''), 'utf8');
-      writeSync(this.eventsFd, events, 0, events.length, this.eventsSize);
-      this.eventsSize += events.length;
+      writeSync(this.eventsFd, this.batch!, 0, this.linesBytes, this.eventsSize);
+      this.eventsSize += this.linesBytes;
       writeSync(this.indexFd, this.rows, 0, this.rowsUsed, this.indexSize);
       this.indexSize += this.rowsUsed;
       this.stats.written += this.rowsUsed / INDEX_RECORD;
@@ -341,7 +353,8 @@ export class RecordingWriter implements TraceSink {
       // handed out for it read back as failures.
       this.eventsSize += this.linesBytes;
     } finally {
-      this.lines = [];
+      // A batch grown for one long line goes back to its size.
+      if (this.batch!.length > WRITE_BATCH_BYTES) this.batch = undefined;
       this.linesBytes = 0;
       this.rowsUsed = 0;
       this.writing = false;
@@ -376,7 +389,7 @@ export class RecordingWriter implements TraceSink {
 
   private refreshScrub(): void {
     try {
-      this.scrub = this.options.redact?.() ?? identity;
+      this.scrub = this.options.redact?.() ?? unchanged;
     } catch {
       /* keep the last one */
     }

@@ -6,7 +6,8 @@ import type { ServerConfig } from '../../../contract';
 import { safeStringify } from '../../../contract/bounded-json';
 import type { TraceEvent } from '../../../contract/trace';
 import { REDACTED, redactArgs, redactUrl, type Redactor } from './redact';
-import { EVENT_DEPTH, serializeEvent } from './store';
+import { EVENT_DEPTH, serializeEvent, serializeParts, type LineParts } from './store';
+import { wireTextOf } from './rpc';
 
 export const TRACE_FORMAT = 'switchboard-trace';
 export const TRACE_FORMAT_VERSION = 1;
@@ -67,7 +68,17 @@ export function* jsonlLines(input: JsonlExportInput): Generator<string> {
  * is serialized as is (cut at EVENT_DEPTH, which only an event from elsewhere can reach).
  */
 export function eventLine(event: TraceEvent): string {
-  if (event.raw === undefined) return serializeEvent(event);
+  const line = eventLineParts(event);
+  return typeof line === 'string' ? line : line.join('');
+}
+
+/**
+ * `eventLine` in parts when its body is written as the text it came as (`serializeParts`): the
+ * text its body was parsed from (`bodyText`, as the trace store's `append` took it, or the body's
+ * `wireTextOf`).
+ */
+export function eventLineParts(event: TraceEvent, bodyText?: string): string | LineParts {
+  if (event.raw === undefined) return serializeParts(event, bodyText ?? wireTextOf(event.body));
   const { raw, body: _body, ...rest } = event;
   const head = serializeEvent(rest as TraceEvent);
   // A line break in JSON text can only sit between tokens (inside strings it is escaped): as a
@@ -76,8 +87,11 @@ export function eventLine(event: TraceEvent): string {
   return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"body":${text}}`;
 }
 
+/** The scrubber when no redactor knows a secret: one function, so a writer can tell it leaves every line as it is. */
+export const unchanged = (text: string): string => text;
+
 export function scrubber(redactors: Redactor[] | undefined): (text: string) => string {
   const active = (redactors ?? []).filter((r) => r.hasSecrets);
-  if (active.length === 0) return (text) => text;
+  if (active.length === 0) return unchanged;
   return (text) => active.reduce((t, r) => r.text(t), text);
 }

@@ -51,8 +51,12 @@ export interface BlobRef {
 
 /** A recording's files as the store uses them (main/core/recordings/writer.ts, reader.ts). */
 export interface TraceSink {
-  /** Durable mode: takes the next event (in seq order); answers where its line is in the events file. */
-  append?(event: TraceEvent, blob: BlobRef | undefined): { offset: number; length: number };
+  /**
+   * Durable mode: takes the next event (in seq order); answers where its line is in the events
+   * file. `bodyText`: the text the event's body was parsed from, when that text is the body (the
+   * store's `append`), to write in its place.
+   */
+  append?(event: TraceEvent, blob: BlobRef | undefined, bodyText?: string): { offset: number; length: number };
   /** Durable mode: writes a payload now; answers where it is. Throws when it cannot. */
   writeBlob?(text: string): BlobRef;
   /** The events file's size, for the cap (what is queued included). */
@@ -174,10 +178,37 @@ export function serializeEvent(event: TraceEvent): string {
 
 /** `serializeEvent`, the body's `wireTextOf` already looked up. */
 function serializeWithWireText(event: TraceEvent, text: string | undefined): string {
+  const line = serializeParts(event, text);
+  return typeof line === 'string' ? line : line.join('');
+}
+
+/**
+ * An event's line as `serializeEvent` writes it, in parts: with `text` (the text its body was
+ * parsed from) it is `[before the body, the text on one line, after it]`, so a writer encodes the
+ * three where they go without joining them first; otherwise the whole line.
+ */
+export function serializeParts(event: TraceEvent, text: string | undefined): string | LineParts {
   if (text === undefined) return serializePlain(event);
+  const sse = sseParts(event, text);
+  if (sse) return sse;
   // (withWireBody fails only for an event that cannot take the stand-in, never one of ours: its own body, parsed again from the text)
   return withWireBody(event, text) ?? serializePlain({ ...event, body: JSON.parse(text) as unknown });
 }
+
+/** A line in three parts: what comes before the body, the body's text, what comes after. */
+export type LineParts = readonly [string, string, string];
+
+/** A line, whole or in parts, encoded as UTF-8 into `buffer` at `at`, a newline after it: the bytes written. The caller made room: 3 bytes a UTF-16 unit, plus one. */
+export function encodeLine(buffer: Buffer, at: number, line: string | LineParts): number {
+  let end = at;
+  if (typeof line === 'string') end += buffer.write(line, end, 'utf8');
+  else for (const part of line) end += buffer.write(part, end, 'utf8');
+  buffer[end++] = 0x0a;
+  return end - at;
+}
+
+/** UTF-16 units of a line, whole or in parts. */
+export const lineUnits = (line: string | LineParts): number => (typeof line === 'string' ? line.length : line[0].length + line[1].length + line[2].length);
 
 function serializePlain(event: TraceEvent): string {
   try {
@@ -199,7 +230,7 @@ const BODY_MARK_JSON = JSON.stringify(BODY_MARK);
  * place among the keys. A line break in JSON text sits between tokens (in strings it is
  * escaped): as a space it keeps the line one line and the value the same.
  */
-function withWireBody(event: TraceEvent, text: string): string | undefined {
+function withWireBody(event: TraceEvent, text: string): LineParts | undefined {
   const body = event.body;
   let line: string;
   try {
@@ -212,7 +243,7 @@ function withWireBody(event: TraceEvent, text: string): string | undefined {
   }
   const at = line.indexOf(BODY_MARK_JSON);
   if (at < 0) return undefined;
-  return `${line.slice(0, at)}${oneLine(text)}${line.slice(at + BODY_MARK_JSON.length)}`;
+  return [line.slice(0, at), oneLine(text), line.slice(at + BODY_MARK_JSON.length)];
 }
 
 /** JSON text on one line: a line break in it sits between tokens (in strings it is escaped), and as a space it keeps the value the same. */
@@ -231,10 +262,10 @@ function oneLine(text: string): string {
  * (bench/tracking-cost.ts, an SSE answer after 100 notifications: writing each out 2.2–2.7 →
  * 1.1–1.2 µs, tracking each 5.8–6.0 → 4.1–4.3 µs). Any other event is written whole.
  */
-function spillLine(event: TraceEvent, bodyText: string | undefined): string {
+function spillLine(event: TraceEvent, bodyText: string | undefined): string | LineParts {
   const wire = wireTextOf(event.body);
   const text = bodyText ?? wire;
-  return (text !== undefined ? sseLine(event, text) : undefined) ?? serializeWithWireText(event, wire);
+  return (text !== undefined ? sseLine(event, text) : undefined) ?? serializeParts(event, wire);
 }
 
 const SSE_LINE = 1;
@@ -280,6 +311,34 @@ function sseLine(event: TraceEvent, text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The line of an SSE message event with exactly the tracking fetch's keys (`sseKeys`), written
+ * field by field: each value as `JSON.stringify` writes it (an undefined one left out, as it
+ * leaves it out), in the event's key order, so the line is the one `JSON.stringify` would make
+ * with the text as the body, without serializing the event around a stand-in and finding it
+ * again. A flood is mostly such events. Anything else: undefined.
+ */
+function sseParts(event: TraceEvent, text: string): LineParts | undefined {
+  if (event.kind !== 'sse-event' || event.dir !== 'in') return undefined;
+  const tag = sseKeys(event);
+  if (tag < 0 || typeof event.server !== 'string' || typeof event.channel !== 'string') return undefined;
+  try {
+    const head =
+      `{"server":${JSON.stringify(event.server)},"channel":${JSON.stringify(event.channel)},"kind":"sse-event","dir":"in"` +
+      `${field('exchange', event.exchange)}${field('session', event.session)}${field('sse', event.sse)}` +
+      `${tag === SUMMARY_TAG.rpc ? field('rpc', event.rpc) : tag === SUMMARY_TAG.batch ? field('batch', event.batch) : ''},"body":`;
+    return [head, oneLine(text), `${field('bytes', event.bytes)}${field('seq', event.seq)}${field('ts', event.ts)}}`];
+  } catch {
+    return undefined;
+  }
+}
+
+/** `,"name":value` as JSON.stringify writes a key and its value, or nothing for a value it leaves out. */
+function field(name: string, value: unknown): string {
+  const json = JSON.stringify(value) as string | undefined;
+  return json === undefined ? '' : `,"${name}":${json}`;
 }
 
 /**
@@ -392,8 +451,9 @@ export class TraceStore {
   /**
    * Numbers an event and takes it in. `bodyText`: the JSON text its body was parsed from, when
    * that text is exactly the body (`traceBody`'s `wire`: nothing redacted, cut or changed) and the
-   * event's `rpc` or `batch`, if it has one, is `summarizeBody` of it; the spill file may then
-   * write the text in the body's place instead of serializing the event again (`spillLine`).
+   * event's `rpc` or `batch`, if it has one, is `summarizeBody` of it; the spill file (or the
+   * recording) may then write the text in the body's place instead of serializing the body again
+   * (`spillLine`, `serializeParts`).
    */
   append(input: TraceEventInput, bodyText?: string): TraceEvent {
     if (this.closed) throw new Error('trace store is closed');
@@ -407,11 +467,13 @@ export class TraceStore {
     this.negotiation.mark(event);
     if (event.body !== undefined && (event.bytes ?? 0) > this.previewBytes) {
       try {
-        this.storeBlob(event);
+        this.storeBlob(event, bodyText);
       } catch (error) {
         // The payload stays whole in memory instead; appending goes on.
         console.error(`switchboard: trace: payload of event #${event.seq} not stored on disk: ${error instanceof Error ? error.message : String(error)}`);
       }
+      // The body is a preview now (or kept whole after a failure): its text is no longer passed on.
+      bodyText = undefined;
     }
 
     this.tsCol.push(event.ts);
@@ -626,13 +688,13 @@ export class TraceStore {
     for (let j = 0; j < this.waiting.length; j++) {
       const event = this.waiting[j]!;
       const index = event.seq - 1;
-      let line = '';
+      let line: string | LineParts = '';
       let most = 0;
       if (!this.paused) {
         // Encoded straight into one buffer: no line strings to join, measure and encode again.
         line = spillLine(event, texts[j]);
         // A UTF-16 unit is at most 3 bytes of UTF-8 (a pair, 4 bytes for 2 units), plus the newline.
-        most = line.length * 3 + 1;
+        most = lineUnits(line) * 3 + 1;
         // (which may reach the cap: then this event is not written either)
         if (this.pendingBytes + most > SPILL_FLUSH_BYTES) this.flushSpill();
       }
@@ -645,14 +707,13 @@ export class TraceStore {
       this.spillOffset.set(index, this.spillSize + this.pendingBytes);
       if (most > SPILL_FLUSH_BYTES) {
         // A line larger than the buffer is written on its own.
-        const chunk = Buffer.from(`${line}\n`, 'utf8');
+        const chunk = Buffer.from(`${typeof line === 'string' ? line : line.join('')}\n`, 'utf8');
         this.spillLength.set(index, chunk.length);
         this.writeSpill(chunk);
         continue;
       }
       const pending = (this.pending ??= Buffer.allocUnsafe(SPILL_FLUSH_BYTES));
-      const length = pending.write(line, this.pendingBytes, 'utf8') + 1;
-      pending[this.pendingBytes + length - 1] = 0x0a;
+      const length = encodeLine(pending, this.pendingBytes, line);
       this.spillLength.set(index, length);
       this.pendingBytes += length;
     }
@@ -664,15 +725,17 @@ export class TraceStore {
   private writeToSink(): void {
     const sink = this.sink!;
     const events = this.waiting;
+    const texts = this.waitingText;
     this.waiting = [];
     this.waitingText = [];
-    for (const event of events) {
+    for (let j = 0; j < events.length; j++) {
+      const event = events[j]!;
       const index = event.seq - 1;
       if (!this.paused && sink.bytes() > this.maxSpillBytes) this.pauseAtCap(index);
       // Past the cap the recording gets a stub: the event itself stays in the window.
       if (this.paused) this.keepInWindow(event);
       try {
-        const where = sink.append!(this.paused ? this.lostEvent(index, this.paused) : event, this.paused ? undefined : this.blobs.get(event.seq));
+        const where = this.paused ? sink.append!(this.lostEvent(index, this.paused), undefined) : sink.append!(event, this.blobs.get(event.seq), texts[j]);
         this.spillOffset.set(index, where.offset);
         this.spillLength.set(index, where.length);
       } catch (error) {
@@ -906,9 +969,9 @@ export class TraceStore {
     };
   }
 
-  private storeBlob(event: TraceEvent): void {
+  private storeBlob(event: TraceEvent, bodyText: string | undefined): void {
     // The text as it arrived when the transport kept it; otherwise the body, cut if it must be.
-    const text = event.raw ?? wireTextOf(event.body) ?? safeStringify(event.body, { maxDepth: LIMITS.carriedDepth });
+    const text = event.raw ?? bodyText ?? wireTextOf(event.body) ?? safeStringify(event.body, { maxDepth: LIMITS.carriedDepth });
     if (this.sink) {
       this.blobs.set(event.seq, this.sink.writeBlob!(text));
     } else {
