@@ -14,6 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TraceEvent, TraceEventInput } from '../../contract/trace';
 import { TraceHub } from '../../main/core/trace/hub';
@@ -210,5 +211,21 @@ describe("an SSE message event's line, written field by field", () => {
       const line = serializeParts(event, JSON.stringify(event.body));
       expect(typeof line === 'string' ? line : line.join('')).toBe(JSON.stringify(event));
     }
+  });
+});
+
+describe("an SSE message event's line, field by field: generated values", () => {
+  it('whatever its sse and summary objects and strings hold, the line is exactly the event as JSON.stringify writes it', () => {
+    const scalar = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.double(), fc.integer(), fc.boolean(), fc.constant(undefined), fc.constant(-0));
+    const flat = fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('0', '10', '2', '__proto__x', 'a"b')), scalar, { maxKeys: 5 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), fc.option(fc.string(), { nil: undefined }), flat, flat, fc.double(), fc.nat(), (server, exchange, session, sse, rpc, ts, seq) => {
+        const body = { jsonrpc: '2.0', method: 'notifications/message', params: { data: server } };
+        const event = { server, channel: 'post-sse', kind: 'sse-event', dir: 'in', exchange, session, sse, rpc, body, bytes: seq, seq, ts } as unknown as TraceEvent;
+        const line = serializeParts(event, JSON.stringify(body));
+        expect(typeof line === 'string' ? line : line.join('')).toBe(JSON.stringify(event));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -326,8 +326,7 @@ function sseParts(event: TraceEvent, text: string): LineParts | undefined {
   if (tag < 0 || typeof event.server !== 'string' || typeof event.channel !== 'string') return undefined;
   try {
     const head =
-      `{"server":${JSON.stringify(event.server)},"channel":${JSON.stringify(event.channel)},"kind":"sse-event","dir":"in"` +
-      `${field('exchange', event.exchange)}${field('session', event.session)}${field('sse', event.sse)}` +
+      `${ssePrefix(event.server, event.channel, event.exchange, event.session)}${field('sse', event.sse)}` +
       `${tag === SUMMARY_TAG.rpc ? field('rpc', event.rpc) : tag === SUMMARY_TAG.batch ? field('batch', event.batch) : ''},"body":`;
     return [head, oneLine(text), `${field('bytes', event.bytes)}${field('seq', event.seq)}${field('ts', event.ts)}}`];
   } catch {
@@ -335,10 +334,66 @@ function sseParts(event: TraceEvent, text: string): LineParts | undefined {
   }
 }
 
-/** `,"name":value` as JSON.stringify writes a key and its value, or nothing for a value it leaves out. */
+/**
+ * `,"name":value` as JSON.stringify writes a key and its value, or nothing for a value it leaves
+ * out. A finite number is written as `String` writes it (the same digits: both are the engine's
+ * Number::toString); a string's JSON is remembered, since a flood repeats its server, channel,
+ * exchange and session on every event (in wa.ts-style micro-benchmarks, the fields were most of a
+ * notification's line).
+ */
 function field(name: string, value: unknown): string {
-  const json = JSON.stringify(value) as string | undefined;
+  if (typeof value === 'string') return `,"${name}":${jsonString(value)}`;
+  if (typeof value === 'number' && Number.isFinite(value)) return `,"${name}":${value}`;
+  const json = (flatJson(value) ?? JSON.stringify(value)) as string | undefined;
   return json === undefined ? '' : `,"${name}":${json}`;
+}
+
+/**
+ * A plain object of strings, finite numbers and booleans (an undefined value left out) as
+ * JSON.stringify writes it; anything else: undefined. The summaries and `sse` of a flood's
+ * events are such objects, with an undefined `id` that takes JSON.stringify off its fast path.
+ */
+function flatJson(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  let json = '';
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return undefined;
+    const v = (value as Record<string, unknown>)[key];
+    let text: string;
+    if (v === undefined) continue;
+    if (typeof v === 'string') text = jsonString(v);
+    else if (typeof v === 'number' && Number.isFinite(v)) text = `${v}`;
+    else if (typeof v === 'boolean') text = v ? 'true' : 'false';
+    else return undefined;
+    json += `${json ? ',' : '{'}${jsonString(key)}:${text}`;
+  }
+  return json ? `${json}}` : '{}';
+}
+
+/** The line's start up to the session, the same for every event of a stream: the last one, kept. */
+let lastPrefix: { server: string; channel: string; exchange: unknown; session: unknown; text: string } | undefined;
+
+function ssePrefix(server: string, channel: string, exchange: unknown, session: unknown): string {
+  const last = lastPrefix;
+  if (last && last.server === server && last.channel === channel && last.exchange === exchange && last.session === session) return last.text;
+  const text = `{"server":${jsonString(server)},"channel":${jsonString(channel)},"kind":"sse-event","dir":"in"${field('exchange', exchange)}${field('session', session)}`;
+  lastPrefix = { server, channel, exchange, session, text };
+  return text;
+}
+
+/** Short strings' JSON, remembered (at most STRING_JSON_KEPT of them; then it starts again). */
+const stringJson = new Map<string, string>();
+const STRING_JSON_KEPT = 256;
+
+function jsonString(value: string): string {
+  let json = stringJson.get(value);
+  if (json !== undefined) return json;
+  json = JSON.stringify(value);
+  if (value.length <= 256) {
+    if (stringJson.size >= STRING_JSON_KEPT) stringJson.clear();
+    stringJson.set(value, json);
+  }
+  return json;
 }
 
 /**
