@@ -11,7 +11,7 @@ import { safeStringify } from '../../../contract/bounded-json';
 import { isErrorEvent, type TraceEvent } from '../../../contract/trace';
 import { Interner } from '../trace/columns';
 import { TRACE_FORMAT, TRACE_FORMAT_VERSION, eventLineParts, redactConfig, unchanged, type TraceHeader } from '../trace/export-jsonl';
-import { CHANNEL_ID, EVENT_DEPTH, FLAG_ERROR, KIND_ID, encodeLine, lineUnits, type BlobRef, type TraceSink } from '../trace/store';
+import { CHANNEL_ID, EVENT_DEPTH, FLAG_ERROR, KIND_ID, encodeLine, lineText, lineUnits, type BlobRef, type TraceSink } from '../trace/store';
 import { BLOBS_FILE, EVENTS_FILE, EXCHANGES_FILE, HEADER_RESERVE, INDEX_FILE, INDEX_RECORD, STRINGS_FILE, encodeRow, emptyRow, type TableLetter } from './format';
 import { readBlobAt, readEventAt } from './reader';
 
@@ -129,7 +129,7 @@ export class RecordingWriter implements TraceSink {
     this.refreshScrub();
     let line = eventLineParts(event, bodyText);
     // (the net sees the line whole: a secret is never split between the parts)
-    if (this.scrub !== unchanged || blob) line = this.scrub(typeof line === 'string' ? line : line.join(''));
+    if (this.scrub !== unchanged || blob) line = this.scrub(lineText(line));
     if (blob) line = `${line.slice(0, -1)},"payloadRef":{"offset":${blob.offset},"length":${blob.length}}}`;
     // Encoded once, where it is written from: no line string to measure, join and encode again.
     const most = lineUnits(line) * 3 + 1;

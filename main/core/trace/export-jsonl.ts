@@ -6,7 +6,7 @@ import type { ServerConfig } from '../../../contract';
 import { safeStringify } from '../../../contract/bounded-json';
 import type { TraceEvent } from '../../../contract/trace';
 import { REDACTED, redactArgs, redactUrl, type Redactor } from './redact';
-import { EVENT_DEPTH, serializeEvent, serializeParts, type LineParts } from './store';
+import { EVENT_DEPTH, lineText, serializeEvent, serializeParts, type LineParts } from './store';
 import { wireTextOf } from './rpc';
 
 export const TRACE_FORMAT = 'switchboard-trace';
@@ -68,8 +68,7 @@ export function* jsonlLines(input: JsonlExportInput): Generator<string> {
  * is serialized as is (cut at EVENT_DEPTH, which only an event from elsewhere can reach).
  */
 export function eventLine(event: TraceEvent): string {
-  const line = eventLineParts(event);
-  return typeof line === 'string' ? line : line.join('');
+  return lineText(eventLineParts(event));
 }
 
 /**

@@ -173,13 +173,7 @@ export const EVENT_DEPTH = LIMITS.carriedDepth + 2;
  * overflows or refuses, the event is cut at EVENT_DEPTH.
  */
 export function serializeEvent(event: TraceEvent): string {
-  return serializeWithWireText(event, wireTextOf(event.body));
-}
-
-/** `serializeEvent`, the body's `wireTextOf` already looked up. */
-function serializeWithWireText(event: TraceEvent, text: string | undefined): string {
-  const line = serializeParts(event, text);
-  return typeof line === 'string' ? line : line.join('');
+  return lineText(serializeParts(event, wireTextOf(event.body)));
 }
 
 /**
@@ -206,6 +200,9 @@ export function encodeLine(buffer: Buffer, at: number, line: string | LineParts)
   buffer[end++] = 0x0a;
   return end - at;
 }
+
+/** A line, whole or in parts, as one string. */
+export const lineText = (line: string | LineParts): string => (typeof line === 'string' ? line : line.join(''));
 
 /** UTF-16 units of a line, whole or in parts. */
 export const lineUnits = (line: string | LineParts): number => (typeof line === 'string' ? line.length : line[0].length + line[1].length + line[2].length);
@@ -263,9 +260,8 @@ function oneLine(text: string): string {
  * 1.1–1.2 µs, tracking each 5.8–6.0 → 4.1–4.3 µs). Any other event is written whole.
  */
 function spillLine(event: TraceEvent, bodyText: string | undefined): string | LineParts {
-  const wire = wireTextOf(event.body);
-  const text = bodyText ?? wire;
-  return (text !== undefined ? sseLine(event, text) : undefined) ?? serializeParts(event, wire);
+  const text = bodyText ?? wireTextOf(event.body);
+  return (text !== undefined ? sseLine(event, text) : undefined) ?? serializeParts(event, text);
 }
 
 const SSE_LINE = 1;
@@ -326,7 +322,8 @@ function sseParts(event: TraceEvent, text: string): LineParts | undefined {
   if (tag < 0 || typeof event.server !== 'string' || typeof event.channel !== 'string') return undefined;
   try {
     const head =
-      `${ssePrefix(event.server, event.channel, event.exchange, event.session)}${field('sse', event.sse)}` +
+      `{"server":${jsonString(event.server)},"channel":${jsonString(event.channel)},"kind":"sse-event","dir":"in"` +
+      `${field('exchange', event.exchange)}${field('session', event.session)}${field('sse', event.sse)}` +
       `${tag === SUMMARY_TAG.rpc ? field('rpc', event.rpc) : tag === SUMMARY_TAG.batch ? field('batch', event.batch) : ''},"body":`;
     return [head, oneLine(text), `${field('bytes', event.bytes)}${field('seq', event.seq)}${field('ts', event.ts)}}`];
   } catch {
@@ -338,8 +335,8 @@ function sseParts(event: TraceEvent, text: string): LineParts | undefined {
  * `,"name":value` as JSON.stringify writes a key and its value, or nothing for a value it leaves
  * out. A finite number is written as `String` writes it (the same digits: both are the engine's
  * Number::toString); a string's JSON is remembered, since a flood repeats its server, channel,
- * exchange and session on every event (in wa.ts-style micro-benchmarks, the fields were most of a
- * notification's line).
+ * exchange and session on every event (in a CPU profile of a flood into a live recording, the
+ * fields were most of a notification's line).
  */
 function field(name: string, value: unknown): string {
   if (typeof value === 'string') return `,"${name}":${jsonString(value)}`;
@@ -369,17 +366,6 @@ function flatJson(value: unknown): string | undefined {
     json += `${json ? ',' : '{'}${jsonString(key)}:${text}`;
   }
   return json ? `${json}}` : '{}';
-}
-
-/** The line's start up to the session, the same for every event of a stream: the last one, kept. */
-let lastPrefix: { server: string; channel: string; exchange: unknown; session: unknown; text: string } | undefined;
-
-function ssePrefix(server: string, channel: string, exchange: unknown, session: unknown): string {
-  const last = lastPrefix;
-  if (last && last.server === server && last.channel === channel && last.exchange === exchange && last.session === session) return last.text;
-  const text = `{"server":${jsonString(server)},"channel":${jsonString(channel)},"kind":"sse-event","dir":"in"${field('exchange', exchange)}${field('session', session)}`;
-  lastPrefix = { server, channel, exchange, session, text };
-  return text;
 }
 
 /** Short strings' JSON, remembered (at most STRING_JSON_KEPT of them; then it starts again). */
@@ -763,7 +749,7 @@ export class TraceStore {
       this.spillOffset.set(index, this.spillSize + this.pendingBytes);
       if (most > SPILL_FLUSH_BYTES) {
         // A line larger than the buffer is written on its own.
-        const chunk = Buffer.from(`${typeof line === 'string' ? line : line.join('')}\n`, 'utf8');
+        const chunk = Buffer.from(`${lineText(line)}\n`, 'utf8');
         this.spillLength.set(index, chunk.length);
         this.writeSpill(chunk);
         continue;
