@@ -106,6 +106,18 @@ test('a 20,000-notification flood with the Traffic view open', async ({ page }) 
   // The newest row is on screen (follow), and it is the last event.
   await expect(page.locator(`[data-testid="traffic-row"][data-seq="${finalCount}"]`)).toBeVisible();
 
+  // One of the flood's events: its exchange holds 20,000+ events, more than the detail loads, and
+  // has ended. The detail says so as soon as it shows the exchange, not a refresh later.
+  const floodEvent = page.locator(`[data-testid="traffic-row"][data-seq="${finalCount - 3}"][data-kind="sse-event"]`);
+  await floodEvent.click();
+  const detail = page.getByTestId('traffic-detail');
+  await expect(detail).toHaveAttribute('data-seq', String(finalCount - 3));
+  await detail.getByTestId('traffic-tab-headers').click();
+  await expect(detail.getByTestId('traffic-detail-filter-exchange')).toContainText('5,000+ events');
+  const ended = await detail.locator('dt', { hasText: /^Ended$/ }).locator('xpath=following-sibling::dd[1]').textContent();
+  expect(ended).not.toBe('still open');
+  expect(ended).toMatch(/\S/);
+
   // Reload: the page now holds only the newest 500 events; everything older is paged from main.
   await page.reload();
   await page.locator('body[data-app-state="ready"]').waitFor();

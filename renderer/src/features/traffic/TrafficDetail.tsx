@@ -79,9 +79,9 @@ function endOf(detail: Detail): TraceEvent | undefined {
 }
 
 /**
- * The selected event whole, with its exchange's events (the first 5,000). While the exchange
- * is still open (a live stream), new events are fetched incrementally once a second; past the
- * cap only its end is watched for.
+ * The selected event whole, with its exchange's events (the first 5,000) and, past those, its
+ * end. While the exchange is still open (a live stream), new events are fetched incrementally
+ * once a second; past the cap only its end is watched for.
  */
 function useDetail(seq: number, source: string, live: boolean): { data?: Detail; error?: string } {
   const api = useApi();
@@ -93,7 +93,11 @@ function useDetail(seq: number, source: string, live: boolean): { data?: Detail;
       const { event, payload } = await api.traceEvent({ seq, source });
       if (!event.exchange || event.channel === 'lifecycle') return { event, payload, exchangeMore: false };
       const page = await api.traceQuery({ source, exchange: event.exchange, order: 'asc', limit: EXCHANGE_LIMIT });
-      return { event, payload, exchange: page.events, exchangeMore: page.nextCursor !== undefined };
+      if (page.nextCursor === undefined) return { event, payload, exchange: page.events, exchangeMore: false };
+      // Past the first 5,000 the end is asked for at once: an exchange that ended is never shown
+      // as open (a recording is read once; a live one is watched from here on).
+      const end = (await api.traceQuery({ source, exchange: event.exchange, kinds: ['http-end'], limit: 1 })).events[0];
+      return { event, payload, exchange: page.events, exchangeMore: true, ...(end ? { end } : {}) };
     };
     const refresh = async (detail: Detail): Promise<Detail> => {
       const exchange = detail.event.exchange!;

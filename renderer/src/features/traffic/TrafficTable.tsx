@@ -78,7 +78,9 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
 
   const count = model?.count ?? 0;
   const following = st.follow && live;
-  const { first, last, total: totalHeight, height: viewHeight } = useFixedRows(scrollRef, count, ROW_H, 12, following);
+  // Following, nothing is above the newest screenful to scroll to smoothly: a row or two of margin is enough.
+  const { first, last, total: totalHeight, height: viewHeight } = useFixedRows(scrollRef, count, ROW_H, following ? 2 : 12, following);
+  const slots = slotCount(last - first + 1);
 
   const setScroll = (top: number) => {
     const el = scrollRef.current;
@@ -288,7 +290,7 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
               const style = { transform: `translateY(${index * ROW_H}px)` };
               if (!row) {
                 return (
-                  <div key={`p${seq ?? index}`} className={cx(classes.row, classes.placeholder)} style={style} data-testid="traffic-row-placeholder" data-seq={seq}>
+                  <div key={`p${index % slots}`} className={cx(classes.row, classes.placeholder)} style={style} data-testid="traffic-row-placeholder" data-seq={seq}>
                     <span className={classes.num}>{seq}</span>
                     <span>loading…</span>
                   </div>
@@ -297,9 +299,9 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
               const group = model instanceof ListModel && !(row instanceof ExchangeGroup) ? model.groupOf(row) : undefined;
               const selected = row instanceof ExchangeGroup ? row.exchange === selectedExchange || row.seq === st.selectedSeq : row.seq === st.selectedSeq;
               return row instanceof ExchangeGroup ? (
-                <GroupRow key={`g${row.exchange}`} group={row} style={style} selected={selected} open={st.expanded.has(row.exchange)} names={names} live={live} />
+                <GroupRow key={`g${index % slots}`} group={row} style={style} selected={selected} open={st.expanded.has(row.exchange)} names={names} live={live} />
               ) : (
-                <EventRow key={row.seq} event={row} style={style} selected={selected} child={group !== undefined} names={names} live={live} />
+                <EventRow key={index % slots} event={row} style={style} selected={selected} child={group !== undefined} names={names} live={live} />
               );
             })}
         </div>
@@ -311,6 +313,18 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
       </div>
     </div>
   );
+}
+
+/**
+ * Rows are keyed by slot (index modulo a power of two at least as large as the rows rendered), not
+ * by seq: a row leaving the screen gives its elements to the row arriving, which React fills with
+ * new text. While following a flood every batch replaces the whole screenful, and new elements cost
+ * a style recalc and a layout each; reused ones only change their text.
+ */
+function slotCount(rendered: number): number {
+  let slots = 64;
+  while (slots < rendered) slots *= 2;
+  return slots;
 }
 
 function serverName(names: ReadonlyMap<string, string>, id: string): string {
