@@ -11,7 +11,7 @@
  * stay subscribed across sockets, so live updates resume by themselves.
  */
 import { createApi, type Carrier, type SwitchboardApi } from '../../../contract/client';
-import { WS_PATH, type ServerFrame } from '../../../contract/ws';
+import { WS_PATH, unpackTraceBatch, type ServerFrame } from '../../../contract/ws';
 import type { Envelope, EventName, MethodName } from '../../../contract';
 import { Store } from '../state/store';
 import { reconnectDelay } from './backoff';
@@ -191,9 +191,10 @@ class SocketCarrier implements Carrier, Link {
       console.warn(`Switchboard: main held ${(frame.payload as { held?: number }).held ?? 'some'} updates back while this page read slowly; fetching again`);
       notify(this.resyncListeners, 'refreshing after a resync failed');
     }
+    const payload = frame.event === 'traceBatch' ? unpackTraceBatch(frame.payload) : frame.payload;
     for (const listener of this.eventListeners.get(frame.event) ?? []) {
       try {
-        listener(frame.payload);
+        listener(payload);
       } catch (error) {
         // One broken view must not stop the others from hearing the event.
         console.error(`Switchboard: a listener of "${frame.event}" failed`, error);
