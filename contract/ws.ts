@@ -46,29 +46,24 @@ const isFields = (value: unknown): value is Fields => typeof value === 'object' 
  * was. Electron's IPC carries the objects themselves and never packs.
  */
 export function packTraceBatch(payload: unknown): unknown {
-  if (!isFields(payload) || !Array.isArray(payload.events) || payload.events.length < 2) return payload;
-  const events = payload.events as unknown[];
-  if (!events.every(isFields)) return payload;
-  const first = events[0] as Fields;
+  if (!isFields(payload)) return payload;
+  const { events, ...rest } = payload;
+  if (!Array.isArray(events) || events.length < 2 || !events.every(isFields)) return payload;
   const shared: Record<string, string> = {};
   const keys = new Set<string>();
   for (const key of SHARED_KEYS) {
-    const value = first[key];
-    if (typeof value !== 'string' || !events.every((event) => Object.hasOwn(event as Fields, key) && (event as Fields)[key] === value)) continue;
+    const value: unknown = events[0]![key];
+    if (typeof value !== 'string' || !events.every((event) => Object.hasOwn(event, key) && event[key] === value)) continue;
     shared[key] = value;
     keys.add(key);
   }
   if (keys.size === 0) return payload;
-  const { events: _events, ...rest } = payload;
-  return {
-    shared,
-    events: events.map((event) => {
-      const lean: Fields = {};
-      for (const key of Object.keys(event as Fields)) if (!keys.has(key)) lean[key] = (event as Fields)[key];
-      return lean;
-    }),
-    ...rest,
+  const lean = (event: Fields): Fields => {
+    const copy: Fields = {};
+    for (const key of Object.keys(event)) if (!keys.has(key)) copy[key] = event[key];
+    return copy;
   };
+  return { shared, events: events.map(lean), ...rest };
 }
 
 /** A trace push off the WebSocket, whole again: each event gets the `shared` fields back (first, as they came). */

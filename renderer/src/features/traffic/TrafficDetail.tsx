@@ -89,6 +89,7 @@ function useDetail(seq: number, source: string, live: boolean): { data?: Detail;
   useEffect(() => {
     let cancelled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const endOfExchange = async (exchange: string) => (await api.traceQuery({ source, exchange, kinds: ['http-end'], limit: 1 })).events[0];
     const first = async (): Promise<Detail> => {
       const { event, payload } = await api.traceEvent({ seq, source });
       if (!event.exchange || event.channel === 'lifecycle') return { event, payload, exchangeMore: false };
@@ -96,7 +97,7 @@ function useDetail(seq: number, source: string, live: boolean): { data?: Detail;
       if (page.nextCursor === undefined) return { event, payload, exchange: page.events, exchangeMore: false };
       // Past the first 5,000 the end is asked for at once: an exchange that ended is never shown
       // as open (a recording is read once; a live one is watched from here on).
-      const end = (await api.traceQuery({ source, exchange: event.exchange, kinds: ['http-end'], limit: 1 })).events[0];
+      const end = await endOfExchange(event.exchange);
       return { event, payload, exchange: page.events, exchangeMore: true, ...(end ? { end } : {}) };
     };
     const refresh = async (detail: Detail): Promise<Detail> => {
@@ -108,8 +109,8 @@ function useDetail(seq: number, source: string, live: boolean): { data?: Detail;
         if (page.events.length === 0) return detail;
         return { ...detail, exchange: events.concat(page.events), exchangeMore: page.nextCursor !== undefined };
       }
-      const ends = await api.traceQuery({ source, exchange, kinds: ['http-end'], limit: 1 });
-      return ends.events[0] ? { ...detail, end: ends.events[0] } : detail;
+      const end = await endOfExchange(exchange);
+      return end ? { ...detail, end } : detail;
     };
     const step = async (detail?: Detail) => {
       try {
