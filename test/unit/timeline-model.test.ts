@@ -10,7 +10,7 @@ import { createCore } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
 import { slim } from '../../main/core/trace/hub';
 import { summarizeBody } from '../../main/core/trace/rpc';
-import { MAX_ROWS, ModelSync, TimelineModel, afterSeq, laneOrder, lowerBound, spanStart, tickTs, type Lane, type Span } from '../../renderer/src/features/timeline/model';
+import { MAX_ROWS, ModelSync, TimelineModel, afterSeq, laneOrder, lowerBound, spanStart, Ticks, type Lane, type Span, type Tick } from '../../renderer/src/features/timeline/model';
 import { startFixture, type RunningFixture } from '../fixtures/everything/harness';
 import { call } from '../support/core-calls';
 import { EventLog, T0 } from '../support/trace-events';
@@ -33,7 +33,7 @@ function picture(model: TimelineModel) {
       maxDur: lane.maxDur,
       open: lane.open.size,
       spans: lane.spans.map((s) => ({ seq: s.seq, row: s.row, start: s.start, end: s.end, status: s.status, label: s.label, events: s.events, detail: s.detail, httpStatus: s.httpStatus })),
-      ticks: lane.ticks.map((t) => [t.event.seq, t.style]),
+      ticks: lane.ticks.list().map((t) => [t.event.seq, t.style]),
     }));
   return { lanes, servers: model.servers, count: model.count, firstSeq: model.firstSeq, lastSeq: model.lastSeq, minTs: model.minTs, maxTs: model.maxTs };
 }
@@ -58,7 +58,7 @@ describe('TimelineModel', () => {
     expect([model.minTs, model.maxTs]).toEqual([state.ts, state.ts]);
     expect(model.servers).toEqual(['s']);
     const lane = laneOf(model, 's', 'lifecycle')!;
-    expect(lane.ticks.map((t) => [t.event, t.style])).toEqual([[state, 'life']]);
+    expect(lane.ticks.list().map((t) => [t.event, t.style])).toEqual([[state, 'life']]);
     expect(model.version).toBe(1);
   });
 
@@ -88,7 +88,7 @@ describe('TimelineModel', () => {
     expect(laneOf(model, 's', 'post-json')!.spans).toEqual([]);
     const [span] = laneOf(model, 's', 'post-sse')!.spans;
     expect(span).toMatchObject({ stream: true, events: 2, status: 'ok', open: false });
-    expect(laneOf(model, 's', 'post-sse')!.ticks.map((t) => t.style)).toEqual(['in', 'in']);
+    expect(laneOf(model, 's', 'post-sse')!.ticks.list().map((t) => t.style)).toEqual(['in', 'in']);
     expect(laneOf(model, 's', 'rpc-out')!.spans[0]).toMatchObject({ status: 'ok', label: 'tools/call' });
     expect(laneOf(model, 's', 'notifications')!.ticks).toHaveLength(1);
   });
@@ -105,7 +105,7 @@ describe('TimelineModel', () => {
     expect(laneOf(model, 's', 'post-json')!.spans[0]).toMatchObject({ status: 'error', httpStatus: 404 });
     expect(laneOf(model, 's', 'get')!.spans[0]).toMatchObject({ status: 'ok', httpStatus: 405 });
     // the 404's response, and nothing of the 405
-    expect(laneOf(model, 's', 'errors')!.ticks.map((t) => t.event.http?.status)).toEqual([404]);
+    expect(laneOf(model, 's', 'errors')!.ticks.list().map((t) => t.event.http?.status)).toEqual([404]);
   });
 
   it("the version probe's expected refusal is not an error", () => {
@@ -116,7 +116,7 @@ describe('TimelineModel', () => {
     const model = fold(log.events);
     expect(laneOf(model, 's', 'errors')).toBeUndefined();
     expect(laneOf(model, 's', 'rpc-out')!.spans[0]).toMatchObject({ status: 'ok', detail: '-32601 Method not found' });
-    expect(laneOf(model, 's', 'stdio')!.ticks.map((t) => t.style)).toEqual(['out', 'in']);
+    expect(laneOf(model, 's', 'stdio')!.ticks.list().map((t) => t.style)).toEqual(['out', 'in']);
   });
 
   it('a real JSON-RPC error is an error span, an error tick and a red stdio tick', () => {
@@ -126,7 +126,7 @@ describe('TimelineModel', () => {
     const model = fold(log.events);
     expect(laneOf(model, 's', 'rpc-out')!.spans[0]).toMatchObject({ status: 'error', detail: '-32602 bad' });
     expect(laneOf(model, 's', 'errors')!.ticks).toHaveLength(1);
-    expect(laneOf(model, 's', 'stdio')!.ticks.map((t) => t.style)).toEqual(['out', 'error']);
+    expect(laneOf(model, 's', 'stdio')!.ticks.list().map((t) => t.style)).toEqual(['out', 'error']);
   });
 
   it('a tool result with isError is a tool error; a request from the server is on its own lane', () => {
@@ -209,8 +209,8 @@ describe('TimelineModel', () => {
       ['node', 'abandoned', undefined],
       ['node', 'error', 'exit 70'],
     ]);
-    expect(lane.ticks.map((t) => t.style)).toEqual(['muted', 'error', 'error']);
-    expect(laneOf(model, 's', 'errors')!.ticks.map((t) => t.event.kind)).toEqual(['exit', 'stdout-garbage']);
+    expect(lane.ticks.list().map((t) => t.style)).toEqual(['muted', 'error', 'error']);
+    expect(laneOf(model, 's', 'errors')!.ticks.list().map((t) => t.event.kind)).toEqual(['exit', 'stdout-garbage']);
   });
 
   it('a batch body: every message in it is paired', () => {
@@ -248,7 +248,7 @@ describe('TimelineModel', () => {
     log.line('s', 'out', { id: 1, method: 'late' }).ts = T0 + 40;
     log.line('s', 'out', { id: 2, method: 'early' }).ts = T0 + 5;
     const model = fold(log.events);
-    expect(laneOf(model, 's', 'lifecycle')!.ticks.map((t) => t.ts)).toEqual([T0 + 10, T0 + 30, T0 + 50]);
+    expect(laneOf(model, 's', 'lifecycle')!.ticks.list().map((t) => t.ts)).toEqual([T0 + 10, T0 + 30, T0 + 50]);
     expect(laneOf(model, 's', 'rpc-out')!.spans.map((s) => s.label)).toEqual(['early', 'late']);
     expect([model.minTs, model.maxTs]).toEqual([T0 + 5, T0 + 50]);
   });
@@ -369,7 +369,7 @@ describe('TimelineModel properties', () => {
       fc.property(traceArb, (events) => {
         const model = fold(events);
         for (const lane of model.lanes.values()) {
-          for (let i = 1; i < lane.ticks.length; i++) expect(lane.ticks[i - 1]!.ts).toBeLessThanOrEqual(lane.ticks[i]!.ts);
+          for (let i = 1; i < lane.ticks.length; i++) expect(lane.ticks.ts[i - 1]!).toBeLessThanOrEqual(lane.ticks.ts[i]!);
           for (let i = 1; i < lane.spans.length; i++) expect(lane.spans[i - 1]!.start).toBeLessThanOrEqual(lane.spans[i]!.start);
           for (const span of lane.open) {
             expect(span.open).toBe(true);
@@ -463,7 +463,7 @@ describe('ModelSync', () => {
     const lane = laneOf(model, 's', 'rpc-out')!;
     expect(lane.spans[0]).toMatchObject({ label: 'long/wait', open: true, seq: 1 });
     for (const l of model.lanes.values()) {
-      for (const tick of l.ticks) expect(tick.event.seq).toBeGreaterThanOrEqual(model.firstSeq);
+      for (const tick of l.ticks.list()) expect(tick.event.seq).toBeGreaterThanOrEqual(model.firstSeq);
       for (const span of l.spans) if (!span.open) expect(span.endEvent!.seq).toBeGreaterThanOrEqual(model.firstSeq);
     }
     // from the model's first event on, the spans and ticks are those of a fresh fold of the same events
@@ -473,7 +473,7 @@ describe('ModelSync', () => {
       [...m.lanes.values()].map((l) => ({
         id: l.id,
         spans: l.spans.filter((sp) => sp.seq >= model.firstSeq).map((sp) => [sp.seq, sp.start, sp.end, sp.status, sp.label]),
-        ticks: l.ticks.map((t) => [t.event.seq, t.style]),
+        ticks: l.ticks.list().map((t) => [t.event.seq, t.style]),
       }));
     expect(after(model)).toEqual(after(fresh));
     expect([model.count, model.lastSeq, model.maxTs]).toEqual([fresh.count, fresh.lastSeq, fresh.maxTs]);
@@ -493,9 +493,33 @@ describe('sorted-array search', () => {
         expect(afterSeq(events, value)).toBe(after < 0 ? events.length : after);
       }),
     );
-    const ticks = [{ ts: 1 }, { ts: 3 }].map((t) => ({ ...t, style: 'in' as const, event: {} as TraceEvent }));
-    expect(lowerBound(ticks, 2, tickTs)).toBe(1);
     expect(lowerBound([{ start: 5 } as Span], 5, spanStart)).toBe(0);
+  });
+
+  it("a lane's ticks, kept as parallel arrays, are the list of tick objects they replaced: sorted by time, late ones before their time's, trimmed by seq", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 60 }), fc.integer({ min: 0, max: 70 }), fc.integer({ min: -1, max: 32 }), (times, keepSeq, probe) => {
+        const ticks = new Ticks();
+        // the list it replaced: pushed when in order, else spliced in at the first tick not earlier
+        const reference: Tick[] = [];
+        times.forEach((ts, i) => {
+          const event = { seq: i + 1, ts } as TraceEvent;
+          const tick: Tick = { ts, style: i % 2 ? 'in' : 'out', event, rpc: i % 3 ? undefined : { kind: 'notification', method: `m${i}` } };
+          ticks.add(ts, tick.style, event, tick.rpc);
+          if (!reference.length || reference[reference.length - 1]!.ts <= ts) reference.push(tick);
+          else reference.splice(lowerBound(reference, ts, (t) => t.ts), 0, tick);
+        });
+        expect(ticks.list()).toEqual(reference);
+        expect(ticks.length).toBe(reference.length);
+        expect(ticks.from(probe)).toBe(lowerBound(reference, probe, (t) => t.ts));
+        expect(ticks.at(-1)).toBeUndefined();
+        expect(ticks.at(reference.length)).toBeUndefined();
+        ticks.keepFrom(keepSeq);
+        expect(ticks.list()).toEqual(reference.filter((t) => t.event.seq >= keepSeq));
+        expect([ticks.ts.length, ticks.styles.length, ticks.events.length, ticks.rpcs.length]).toEqual(Array(4).fill(ticks.length));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

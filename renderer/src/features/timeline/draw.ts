@@ -4,7 +4,7 @@
  * and at most one span per row and one tick per pixel column is drawn, so 100k events cost
  * about as much as 1k.
  */
-import { MAX_ROWS, lowerBound, spanStart, tickTs, type Lane, type Span, type Tick, type TimelineModel } from './model';
+import { MAX_ROWS, lowerBound, spanStart, type Lane, type Span, type Tick, type TickStyle, type TimelineModel } from './model';
 import { laneOrder } from './model';
 import type { TimelinePalette } from './palette';
 import { tickLabel, ticks as axisTicks, tickStep } from './scale';
@@ -96,8 +96,8 @@ function spanColor(span: Span, p: TimelinePalette): { fill: string; stroke?: str
   return { fill: span.lane.kind === 'rpc-in' ? p.rpcIn : p.rpcOut, text: p.textOnFill };
 }
 
-function tickColor(tick: Tick, p: TimelinePalette): string {
-  switch (tick.style) {
+function tickColor(style: TickStyle, p: TimelinePalette): string {
+  switch (style) {
     case 'out':
       return p.tickOut;
     case 'in':
@@ -204,12 +204,13 @@ export function drawTracks(ctx: CanvasRenderingContext2D, layout: Layout, vp: Vi
       const marker = lane.kind === 'errors' || lane.kind === 'lifecycle';
       const th = tickOnly ? row.h - 8 : Math.max(6, row.h - 12);
       const ty = top + (row.h - th) / 2;
-      let i = lowerBound(ticks, start - 4 / scale, tickTs);
-      while (i < ticks.length) {
-        const t = ticks[i]!;
-        if (t.ts > end + 4 / scale) break;
-        const px = Math.floor(x(t.ts));
-        ctx.fillStyle = tickColor(t, p);
+      const times = ticks.ts;
+      let i = ticks.from(start - 4 / scale);
+      while (i < times.length) {
+        const ts = times[i]!;
+        if (ts > end + 4 / scale) break;
+        const px = Math.floor(x(ts));
+        ctx.fillStyle = tickColor(ticks.styles[i]!, p);
         if (marker) {
           // a diamond, easy to spot
           const cy = top + row.h / 2;
@@ -223,9 +224,9 @@ export function drawTracks(ctx: CanvasRenderingContext2D, layout: Layout, vp: Vi
         } else {
           ctx.fillRect(px, ty, scale > 0.2 ? 2 : 1, th);
         }
-        if (hover?.kind === 'tick' && hover.tick === t) hoverRect = [px - 3, top + 2, 7, row.h - 4];
+        if (hover?.kind === 'tick' && hover.tick.event === ticks.events[i] && hover.tick.rpc === ticks.rpcs[i]) hoverRect = [px - 3, top + 2, 7, row.h - 4];
         // skip everything else in this pixel column
-        const next = lowerBound(ticks, start + (px + 1) / scale, tickTs);
+        const next = ticks.from(start + (px + 1) / scale);
         i = Math.max(i + 1, next);
       }
     }
@@ -286,11 +287,11 @@ export function hitTest(layout: Layout, vp: Viewport, x: number, y: number): Hit
 
   const ticks = lane.ticks;
   if (ticks.length) {
-    const i = lowerBound(ticks, t, tickTs);
+    const i = ticks.from(t);
     let best: Tick | undefined;
     let bestD = Infinity;
     for (const j of [i - 1, i]) {
-      const tick = ticks[j];
+      const tick = ticks.at(j);
       if (!tick) continue;
       const d = Math.abs(tick.ts - t);
       if (d < bestD) {

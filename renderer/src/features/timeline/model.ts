@@ -46,6 +46,82 @@ export interface Tick {
   rpc?: RpcSummary;
 }
 
+/**
+ * A lane's ticks, sorted by time, kept as parallel arrays rather than one object a tick: under a
+ * flood the Timeline holds two ticks an event for every event of its window, and each tick as an
+ * object (with its time as a heap number of its own) was garbage the page's young-generation GC
+ * had to copy twice before it died old. Here a tick is a double in a packed array and three
+ * references. `at(i)` makes the object for the few that are hovered, clicked or tested.
+ */
+export class Ticks {
+  /** Ascending. */
+  readonly ts: number[] = [];
+  readonly events: TraceEvent[] = [];
+  readonly styles: TickStyle[] = [];
+  readonly rpcs: (RpcSummary | undefined)[] = [];
+
+  get length(): number {
+    return this.ts.length;
+  }
+
+  at(i: number): Tick | undefined {
+    if (i < 0 || i >= this.ts.length) return undefined;
+    return { ts: this.ts[i]!, style: this.styles[i]!, event: this.events[i]!, rpc: this.rpcs[i] };
+  }
+
+  /** Every tick as an object, in order (tests, small lanes). */
+  list(): Tick[] {
+    return this.ts.map((_, i) => this.at(i)!);
+  }
+
+  /** First index whose time is ≥ `ts`. */
+  from(ts: number): number {
+    const list = this.ts;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]! < ts) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  add(ts: number, style: TickStyle, event: TraceEvent, rpc: RpcSummary | undefined): void {
+    const n = this.ts.length;
+    if (n === 0 || this.ts[n - 1]! <= ts) {
+      this.ts.push(ts);
+      this.styles.push(style);
+      this.events.push(event);
+      this.rpcs.push(rpc);
+      return;
+    }
+    // (late: before the ticks of its time)
+    const at = this.from(ts);
+    this.ts.splice(at, 0, ts);
+    this.styles.splice(at, 0, style);
+    this.events.splice(at, 0, event);
+    this.rpcs.splice(at, 0, rpc);
+  }
+
+  /** Keeps the ticks of events from `seq` on, in order. */
+  keepFrom(seq: number): void {
+    const { ts, styles, events, rpcs } = this;
+    let kept = 0;
+    for (let i = 0; i < ts.length; i++) {
+      if (events[i]!.seq < seq) continue;
+      if (kept !== i) {
+        ts[kept] = ts[i]!;
+        styles[kept] = styles[i]!;
+        events[kept] = events[i]!;
+        rpcs[kept] = rpcs[i];
+      }
+      kept++;
+    }
+    ts.length = styles.length = events.length = rpcs.length = kept;
+  }
+}
+
 export interface Lane {
   id: string;
   server: string;
@@ -53,7 +129,7 @@ export interface Lane {
   channel?: Channel;
   label: string;
   spans: Span[];
-  ticks: Tick[];
+  ticks: Ticks;
   /** Open spans, drawn to the end of the data. */
   open: Set<Span>;
   /** Longest closed span, for the binary search's lower bound. */
@@ -120,9 +196,9 @@ export class TimelineModel {
   trim(seq: number, ts: number, count: number): void {
     let minTs = ts;
     for (const lane of this.lanes.values()) {
-      lane.ticks = lane.ticks.filter((tick) => tick.event.seq >= seq);
+      lane.ticks.keepFrom(seq);
       lane.spans = lane.spans.filter((span) => span.open || (span.endEvent?.seq ?? span.seq) >= seq);
-      if (lane.ticks.length) minTs = Math.min(minTs, lane.ticks[0]!.ts);
+      if (lane.ticks.length) minTs = Math.min(minTs, lane.ticks.ts[0]!);
       if (lane.spans.length) minTs = Math.min(minTs, lane.spans[0]!.start);
     }
     this.firstSeq = seq;
@@ -161,7 +237,7 @@ export class TimelineModel {
                   ? 'Errors'
                   : CHANNEL_LABELS[channel!];
       const id = `${server}\u0000${key}`;
-      lane = { id, server, kind, channel, label, spans: [], ticks: [], open: new Set(), maxDur: 0, rows: 1, rowLast: [] };
+      lane = { id, server, kind, channel, label, spans: [], ticks: new Ticks(), open: new Set(), maxDur: 0, rows: 1, rowLast: [] };
       lanes.set(key, lane);
       this.lanes.set(id, lane);
       this.layoutVersion++;
@@ -170,10 +246,7 @@ export class TimelineModel {
   }
 
   private tick(lane: Lane, event: TraceEvent, style: TickStyle, rpc?: RpcSummary): void {
-    const tick: Tick = { ts: event.ts, style, event, rpc };
-    const ticks = lane.ticks;
-    if (ticks.length === 0 || ticks[ticks.length - 1]!.ts <= tick.ts) ticks.push(tick);
-    else ticks.splice(lowerBound(ticks, tick.ts, tickTs), 0, tick);
+    lane.ticks.add(event.ts, style, event, rpc);
   }
 
   private openSpan(lane: Lane, event: TraceEvent, type: Span['type'], label: string): Span {
@@ -473,7 +546,6 @@ export class TimelineModel {
 // ---------------------------------------------------------------------------------------
 // Sorted-array search
 
-export const tickTs = (t: Tick): number => t.ts;
 export const spanStart = (s: Span): number => s.start;
 
 /** The renderer's one binary search (`state/seq-search.ts`), as this model's users know it. */
