@@ -224,7 +224,7 @@ export function drawTracks(ctx: CanvasRenderingContext2D, layout: Layout, vp: Vi
         } else {
           ctx.fillRect(px, ty, scale > 0.2 ? 2 : 1, th);
         }
-        if (hover?.kind === 'tick' && hover.tick.event === ticks.events[i] && hover.tick.rpc === ticks.rpcs[i]) hoverRect = [px - 3, top + 2, 7, row.h - 4];
+        if (hover?.kind === 'tick' && hover.lane === lane && hover.tick.event === ticks.events[i] && hover.tick.rpc === ticks.rpcs[i]) hoverRect = [px - 3, top + 2, 7, row.h - 4];
         // skip everything else in this pixel column
         const next = ticks.from(start + (px + 1) / scale);
         i = Math.max(i + 1, next);
