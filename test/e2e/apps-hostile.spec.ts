@@ -204,16 +204,19 @@ test('ui/open-link with a javascript: URL is refused without asking', async () =
 });
 
 test('with consent, a new instance gets the camera in its permissions policy', async () => {
-  // The browser's own permission is given (headless Chromium has no prompt to answer): what is left is the frame's policy.
-  await context.grantPermissions(['camera'], { origin: new URL(hostUrl).origin });
   // Another tool, then back: the app host opens a new instance and asks again.
   await openTool(page, `${SERVER}__echo`);
   await expect(appHost(page)).toHaveCount(0);
   await openHostile('allow');
-  const row = await attack('camera');
-  // Allowed by the frame's policy now.
-  await expect(row).toHaveAttribute('data-policy', 'true');
-  test.info().annotations.push({ type: 'camera with consent', description: (await row.textContent()) ?? '' });
+  // The frame's policy, read in the app's own document. getUserMedia is not called here: with the
+  // browser's permission granted and the fake camera, it twice left the app's process unresponsive
+  // in clean-clone CI runs (no outcome, not even the fixture's 10 s 'stalled' report), and whether
+  // a device opens is Chromium's business, not what Switchboard decides (the test without consent
+  // above calls it and requires the refusal).
+  const allowed = await appDocument(page)
+    .locator('body')
+    .evaluate(() => (globalThis as unknown as { document: { featurePolicy?: { allowsFeature(feature: string): boolean } } }).document.featurePolicy?.allowsFeature('camera'));
+  expect(allowed).toBe(true);
 });
 
 test('100,000 notifications as fast as it can: contained, recorded, and the page stays responsive', async () => {
