@@ -53,6 +53,8 @@ export interface Tick {
  * had to copy twice before it died old. Here a tick is a double in a packed array and three
  * references. `at(i)` makes the object for the few that are hovered, clicked or tested.
  */
+const itself = (value: number): number => value;
+
 export class Ticks {
   /** Ascending. */
   readonly ts: number[] = [];
@@ -76,15 +78,7 @@ export class Ticks {
 
   /** First index whose time is ≥ `ts`. */
   from(ts: number): number {
-    const list = this.ts;
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[mid]! < ts) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBound(this.ts, ts, itself);
   }
 
   add(ts: number, style: TickStyle, event: TraceEvent, rpc: RpcSummary | undefined): void {
