@@ -48,18 +48,19 @@ const send = (reply: Reply): void => {
   process.send!(reply);
 };
 
-// The tracked side's trace is the app's: recorded as it happens, as by default (support/app-trace.ts).
+// The tracked side's trace is the app's: recorded as it happens, as by default (support/app-trace.ts;
+// BENCH_TRACE takes it apart).
 const redactor = new Redactor();
 const trace = side === 'tracked' ? appTrace([redactor]) : undefined;
 const hub = trace?.hub;
-const fetchImpl: FetchLike | undefined = hub
+const fetchImpl: FetchLike | undefined = trace
   ? createTrackingFetch({
       server: 'bench',
       endpoint: new URL(url),
       transport: 'streamable-http',
-      record: hub.record,
+      record: trace.record,
       redactor,
-      now: hub.now,
+      now: trace.hub.now,
     })
   : undefined;
 

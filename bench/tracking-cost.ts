@@ -24,8 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { TraceHub } from '../main/core/trace/hub';
-import { appTrace, RECORDING } from './support/app-trace';
-import type { TraceSink } from '../main/core/trace/store';
+import { appTrace, discardingSink, MODE } from './support/app-trace';
 import type { TraceEventInput } from '../contract/trace';
 import { Redactor } from '../main/core/trace/redact';
 import { createTrackingFetch } from '../main/core/transport/tracking-fetch';
@@ -75,20 +74,8 @@ async function cpuPerCall(fetchImpl: FetchLike, calls: number): Promise<number> 
   return (used.user + used.system) / calls;
 }
 
-/** A recording that writes nothing: the store indexes and hands on every event, and serializes none. */
-function discardingSink(): TraceSink {
-  let offset = 0;
-  return {
-    append: () => ({ offset: offset++, length: 1 }),
-    writeBlob: () => ({ offset: 0, length: 0 }),
-    bytes: () => 0,
-    readEvent: () => {
-      throw new Error('bench: nothing was written');
-    },
-    readBlob: () => '',
-    close: () => undefined,
-  };
-}
+/** This workload splits the cost itself (its own sides): it records as the app does unless BENCH_TRACE (or BENCH_RECORDING=0) says spill. */
+const RECORDING = MODE !== 'spill';
 
 type Side = 'untracked' | 'fetch' | 'store' | 'tracked' | 'spill';
 /** `spill`: the app with recordings off (events to a spill file), beside `tracked` (the app's default: a live recording). */
@@ -108,7 +95,8 @@ export async function trackingCostWorkload(): Promise<GoalRow[]> {
   ];
   for (const { name, sse, result, notifications, calls, warm, ms } of workloads) {
     const base = baseFetch(sse, result, notifications);
-    const trace = appTrace([]);
+    // (the app's default, or recordings off with BENCH_RECORDING=0: this workload has its own split)
+    const trace = appTrace([], RECORDING ? 'recording' : 'spill');
     const hub = trace.hub;
     const spilled = new TraceHub(undefined);
     const unwritten = new TraceHub(undefined, { store: { sink: discardingSink() } });
