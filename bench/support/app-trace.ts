@@ -35,7 +35,6 @@ function modeFromEnv(): TraceMode {
 }
 
 export const MODE: TraceMode = modeFromEnv();
-export const RECORDING = MODE === 'recording';
 
 const DESCRIPTION: Record<TraceMode, string> = {
   recording: 'recorded to a live recording, as the app does by default',

@@ -26,7 +26,7 @@ afterEach(() => {
   vi.resetModules();
 });
 
-/** Records three events, waits a turn (the store serializes on the next one), and reads the third back. */
+/** Records three events and waits a turn (the store serializes them on the next one). */
 async function recordThree(trace: AppTrace): Promise<void> {
   for (let id = 1; id <= 3; id++) trace.record(request(id));
   await new Promise((resolve) => setImmediate(resolve));

@@ -46,6 +46,9 @@ export interface Tick {
   rpc?: RpcSummary;
 }
 
+/** A key of numbers by themselves (`lowerBound` over a lane's times). */
+const itself = (value: number): number => value;
+
 /**
  * A lane's ticks, sorted by time, kept as parallel arrays rather than one object a tick: under a
  * flood the Timeline holds two ticks an event for every event of its window, and each tick as an
@@ -53,8 +56,6 @@ export interface Tick {
  * had to copy twice before it died old. Here a tick is a double in a packed array and three
  * references. `at(i)` makes the object for the few that are hovered, clicked or tested.
  */
-const itself = (value: number): number => value;
-
 export class Ticks {
   /** Ascending. */
   readonly ts: number[] = [];
