@@ -51,8 +51,13 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
   let currentSession: string | undefined;
   /** Requests sent and not yet answered, on any exchange (a legacy server answers on its GET stream). */
   const outstanding = new Set<RpcId>();
+  const answer = (rpc: RpcSummary) => {
+    if ((rpc.kind === 'result' || rpc.kind === 'error') && rpc.id !== undefined) outstanding.delete(rpc.id);
+  };
+  // (called for every message on a stream: no array made for a lone message)
   const answered = (summary: { rpc?: RpcSummary; batch?: RpcSummary[] }) => {
-    for (const rpc of summary.batch ?? (summary.rpc ? [summary.rpc] : [])) if ((rpc.kind === 'result' || rpc.kind === 'error') && rpc.id !== undefined) outstanding.delete(rpc.id);
+    if (summary.batch) summary.batch.forEach(answer);
+    else if (summary.rpc) answer(summary.rpc);
   };
 
   const safeRecord: RecordEvent = (event, bodyText) => {
@@ -81,7 +86,7 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
       const { body, raw, bytes, isJson } = readRequestBody(init?.body, redactor, isCredentialUrl(url, endpointKey));
       channel = classify({ url, method, endpointKey, transport: options.transport, body, headers: requestHeaders });
       const summary = isJson ? summarizeBody(body) : {};
-      requestIds = (summary.batch ?? (summary.rpc ? [summary.rpc] : [])).flatMap((r) => (r.kind === 'request' && r.id !== undefined ? [r.id] : []));
+      requestIds = requestIdsOf(summary);
       if (channel !== 'auth') for (const id of requestIds) outstanding.add(id);
       safeRecord({
         server,
@@ -272,6 +277,18 @@ export function createTrackingFetch(options: TrackingFetchOptions): FetchLike {
 }
 
 // ---------------------------------------------------------------------------------------
+
+/**
+ * The ids of the JSON-RPC requests a body summary holds (a loop: the flatMap it replaces was a
+ * sixth of this closure's own time in a profile of the SSE workload, bench/run.ts).
+ */
+function requestIdsOf(summary: { rpc?: RpcSummary; batch?: RpcSummary[] }): RpcId[] {
+  const ids: RpcId[] = [];
+  if (summary.batch) {
+    for (const r of summary.batch) if (r.kind === 'request' && r.id !== undefined) ids.push(r.id);
+  } else if (summary.rpc?.kind === 'request' && summary.rpc.id !== undefined) ids.push(summary.rpc.id);
+  return ids;
+}
 
 /** What classification needs of a URL: origin + path without trailing slash, origin, and whether it is under /.well-known. */
 interface UrlFacts {
