@@ -50,6 +50,19 @@ export function summarizeBody(body: unknown): { rpc?: RpcSummary; batch?: RpcSum
   return rpc ? { rpc } : {};
 }
 
+/** Each message a body summary holds (a batch's, or the lone one), with no array made for a lone one: this runs on every message's path. */
+export function forEachRpc(summary: { rpc?: RpcSummary; batch?: RpcSummary[] }, fn: (rpc: RpcSummary) => void): void {
+  if (summary.batch) for (const rpc of summary.batch) fn(rpc);
+  else if (summary.rpc) fn(summary.rpc);
+}
+
+/** Takes the requests a summary answers (its results and errors, by id) out of a transport's `outstanding`. */
+export function dropAnswered(outstanding: Set<string | number>, summary: { rpc?: RpcSummary; batch?: RpcSummary[] }): void {
+  forEachRpc(summary, (rpc) => {
+    if ((rpc.kind === 'result' || rpc.kind === 'error') && rpc.id !== undefined) outstanding.delete(rpc.id);
+  });
+}
+
 export function parseJsonLoose(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) };

@@ -13,6 +13,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { TraceEventInput } from '../../../contract/trace';
 import type { Redactor } from '../trace/redact';
+import { dropAnswered } from '../trace/rpc';
 import { ServerHandlingError } from './contained';
 import { MAX_MESSAGE_BYTES, rpcIdFromHead, syntheticErrorResponse, type MessageTooLargeError } from './limits';
 import { KILL_GRACE_MS, StdioTrace, describeEnv, lines } from './stdio-lines';
@@ -184,7 +185,7 @@ export class TrackedStdioTransport implements Transport {
       return;
     }
     const { summary, value } = seen;
-    for (const rpc of summary.batch ?? (summary.rpc ? [summary.rpc] : [])) if ((rpc.kind === 'result' || rpc.kind === 'error') && rpc.id !== undefined) this.outstanding.delete(rpc.id);
+    dropAnswered(this.outstanding, summary);
     const messages = Array.isArray(value) ? value : [value];
     for (const message of messages) {
       try {
