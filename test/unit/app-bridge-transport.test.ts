@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AppBridgeMessage, AppLogEntry } from '../../contract';
+import { APP_OVER_BUDGET_METHOD } from '../../contract/app-sandbox';
 import { BridgeTransport, DIAGNOSTIC_METHOD, LIMITS, diagnosticEntry, messageLabel, type MessageEventLike } from '../../renderer/src/features/apps/host/bridge-transport';
 
 const SANDBOX = 'http://127.0.0.1:41001';
@@ -197,11 +198,11 @@ describe('BridgeTransport: flood containment', () => {
     // one bridge log line a second while it lasts
     const floodLines = r.allLogged().filter((e) => e.kind === 'bridge');
     expect(floodLines).toHaveLength(2);
-    expect(floodLines[0]!.text).toMatch(/flooding the bridge: 1 messages dropped/);
+    expect(floodLines[0]!.text).toMatch(/flooding the bridge: 1 message dropped/);
     expect(r.flooded()).toBeNull();
   });
 
-  it('stops after 20,000 dropped: closes, tells the host once, and ignores the rest of a 100,000-message flood', async () => {
+  it('stops after 5,000 dropped: closes, tells the host once, and ignores the rest of a 100,000-message flood', async () => {
     const r = rig();
     await r.transport.start();
     let closed = 0;
@@ -216,7 +217,63 @@ describe('BridgeTransport: flood containment', () => {
     expect(traced.filter((m) => (m.message as { summary?: string }).summary === 'flood')).toHaveLength(LIMITS.stopAfter / LIMITS.summaryEvery);
     // every batch within the contract's bound
     expect(Math.max(...r.traced.map((b) => b.length))).toBeLessThanOrEqual(LIMITS.batchMax);
-    expect(r.allLogged().at(-1)).toMatchObject({ level: 'error', kind: 'bridge', text: expect.stringMatching(/flooded the bridge with 20,000 messages/) });
+    expect(r.allLogged().at(-1)).toMatchObject({ level: 'error', kind: 'bridge', text: expect.stringMatching(/flooded the bridge with 5,000 messages/) });
+  });
+});
+
+describe('BridgeTransport: the proxy\'s over-budget reports', () => {
+  const report = (dropped: unknown, first: unknown = 'flood') => note(APP_OVER_BUDGET_METHOD, { dropped, first });
+
+  it('counts what the proxy dropped as dropped here: summarised, logged, and the app stopped after 5,000', async () => {
+    const r = rig();
+    await r.transport.start();
+    r.emit(report(1_000, 'notifications/message'));
+    expect(r.transport.stats.dropped).toBe(1_000);
+    // a report takes no token: the bridge still gets its whole burst
+    for (let i = 0; i < LIMITS.burst; i++) r.emit(note('ui/notifications/size-changed', { i }));
+    expect(r.received).toHaveLength(LIMITS.burst);
+    expect(r.transport.stats.dropped).toBe(1_000);
+    r.advance(LIMITS.flushMs);
+    r.advance(LIMITS.flushMs);
+    const summaries = r.allTraced().filter((m) => (m.message as { summary?: string }).summary === 'flood');
+    expect(summaries.map((s) => s.message)).toEqual([{ summary: 'flood', dropped: 1_000, firstMethod: 'notifications/message' }]);
+    expect(r.allLogged().filter((e) => e.kind === 'bridge')[0]!.text).toMatch(/flooding the bridge: 1,000 messages dropped/);
+    // the reports themselves are not traced as messages, nor given to the bridge
+    expect(r.allTraced().some((m) => (m.message as { method?: string }).method === APP_OVER_BUDGET_METHOD)).toBe(false);
+    for (let i = 0; i < LIMITS.stopAfter / 1_000 - 2; i++) r.emit(report(1_000));
+    expect(r.flooded()).toBeNull();
+    r.emit(report(1_000));
+    expect(r.flooded()).toBe(LIMITS.stopAfter);
+    expect(r.transport.closed).toBe(true);
+    expect(r.received.some((m) => (m as { method?: string }).method === APP_OVER_BUDGET_METHOD)).toBe(false);
+  });
+
+  it('refuses a malformed report, or one from another origin, and counts nothing from it', async () => {
+    const r = rig();
+    await r.transport.start();
+    for (const bad of [0, -5, 1.5, '1000', 2 ** 60, null]) r.emit(report(bad));
+    r.emit(note(APP_OVER_BUDGET_METHOD));
+    r.emit(report(1_000), r.frame, 'http://127.0.0.1:5173');
+    expect(r.transport.stats.dropped).toBe(0);
+    expect(r.received).toEqual([]);
+    r.advance(LIMITS.flushMs);
+    const refused = r.allTraced().filter((m) => m.refused !== undefined);
+    expect(refused).toHaveLength(8);
+    expect(refused.slice(0, 7).every((m) => /malformed switchboard\/over-budget report/.test(m.refused!))).toBe(true);
+    expect(refused[7]!.refused).toMatch(/must come from the sandbox origin/);
+  });
+
+  it('names a report\'s first method, clipped, or "message" when it has none', async () => {
+    const r = rig();
+    await r.transport.start();
+    r.emit(report(5, 'x'.repeat(500)));
+    r.advance(LIMITS.flushMs);
+    r.advance(LIMITS.flushMs);
+    r.emit(report(5, 42));
+    r.advance(LIMITS.flushMs);
+    r.advance(LIMITS.flushMs);
+    const firsts = r.allTraced().flatMap((m) => ((m.message as { summary?: string }).summary === 'flood' ? [(m.message as { firstMethod: string }).firstMethod] : []));
+    expect(firsts).toEqual(['x'.repeat(200), 'message']);
   });
 });
 

@@ -10,6 +10,7 @@
  * origin: it can read nothing of either page) and relays JSON-RPC messages both ways unchanged.
  * The app's Content-Security-Policy is the page's header, which the srcdoc child inherits.
  */
+import { APP_BRIDGE_BUDGET, APP_DIAGNOSTIC_METHOD, APP_OVER_BUDGET_METHOD } from '../../../contract/app-sandbox';
 import { SANDBOX_PROXY_SCRIPT_PATH, type SandboxPage } from '../../core/apps/sandbox-host';
 
 /** Permission-policy features a page may be registered with (after the person's consent). */
@@ -21,7 +22,7 @@ const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** The most pages one sandbox host serves at once (a registration beyond it is refused). */
 export const MAX_SANDBOX_PAGES = 1_000;
 
-export const DIAGNOSTIC_METHOD = 'switchboard/diagnostic';
+export const DIAGNOSTIC_METHOD = APP_DIAGNOSTIC_METHOD;
 
 /** Throws on a page the carrier must not serve: a bad id, a header that is not one line, an unknown feature. */
 export function checkSandboxPage(page: SandboxPage): void {
@@ -112,6 +113,12 @@ export const injectDiagnostics = new Function(`return ${INJECT_DIAGNOSTICS_JS}`)
  * to its parent and only when the parent's origin is one the server embedded; it loads one
  * resource per page; it relays everything else unchanged; if the app's frame navigates away
  * from its own document, the frame is removed (whatever loaded there is not the app).
+ *
+ * What the app sends is held to APP_BRIDGE_BUDGET here, in the sandbox origin's process:
+ * over it, messages are counted instead of relayed, and the host gets one over-budget report
+ * per `reportEvery` dropped (or `reportMs` after the first), which the host counts as its own
+ * drops. Without this a runaway loop's every message went on to Switchboard's page (the
+ * hostile app's e2e counts what arrives there).
  */
 export const SANDBOX_PROXY_SCRIPT = `'use strict';
 (function () {
@@ -164,9 +171,48 @@ export const SANDBOX_PROXY_SCRIPT = `'use strict';
     inner.srcdoc = injectDiagnostics(html, diagnostics);
     document.body.appendChild(inner);
   }
+  var tokens = ${APP_BRIDGE_BUDGET.burst};
+  var refilledAt = Date.now();
+  var dropped = 0;
+  var firstDropped = '';
+  var reportTimer = null;
+  function take() {
+    var now = Date.now();
+    if (now > refilledAt) {
+      tokens = Math.min(${APP_BRIDGE_BUDGET.burst}, tokens + ((now - refilledAt) * ${APP_BRIDGE_BUDGET.perSecond}) / 1000);
+      refilledAt = now;
+    }
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  }
+  function report() {
+    if (reportTimer !== null) { clearTimeout(reportTimer); reportTimer = null; }
+    if (dropped === 0 || !host) return;
+    parent.postMessage({ jsonrpc: '2.0', method: '${APP_OVER_BUDGET_METHOD}', params: { dropped: dropped, first: firstDropped } }, host);
+    dropped = 0;
+    firstDropped = '';
+  }
+  function methodOf(data) {
+    return data && typeof data === 'object' && typeof data.method === 'string' ? data.method : '';
+  }
+  function fromApp(data) {
+    if (!take()) {
+      if (dropped === 0) firstDropped = methodOf(data).slice(0, 200) || 'message';
+      dropped += 1;
+      if (dropped >= ${APP_BRIDGE_BUDGET.reportEvery}) report();
+      else if (reportTimer === null) reportTimer = setTimeout(report, ${APP_BRIDGE_BUDGET.reportMs});
+      return;
+    }
+    if (methodOf(data) === '${APP_OVER_BUDGET_METHOD}') {
+      diagnostic('Not relayed: the app sent a message with the method ${APP_OVER_BUDGET_METHOD}, which only the sandbox proxy may send.');
+      return;
+    }
+    parent.postMessage(data, host);
+  }
   window.addEventListener('message', function (event) {
     if (inner && !closed && event.source === inner.contentWindow) {
-      if (host) parent.postMessage(event.data, host);
+      if (host) fromApp(event.data);
       return;
     }
     if (event.source !== parent || origins.indexOf(event.origin) < 0 || (host && event.origin !== host)) return;

@@ -11,19 +11,22 @@
  *   the log sink and never reach the bridge;
  * - every message in both directions is queued for the trace sink, flushed every 100 ms or at
  *   500 queued, at most 1,000 a batch;
- * - a token bucket bounds what reaches the bridge: bursts of 1,000, 300 a second sustained. An
+ * - a token bucket bounds what reaches the bridge: bursts of 1,000, 300 a second sustained (the
+ *   sandbox proxy applies the same bucket in the app's process and reports what it drops with
+ *   `switchboard/over-budget`, counted here as dropped here; a malformed report is refused). An
  *   honest app sends a few dozen messages at start (initialize, size changes, a call or two)
  *   and then at most tens a second (a ResizeObserver at 60 fps is 60/s), so neither limit is
  *   near what a real app does; a runaway loop hits the bucket after its first thousand
  *   messages and every message after that costs a counter increment. Dropped messages are
  *   summarised (one refused trace entry per 1,000, naming the first one's method; one `bridge`
- *   log line a second while it lasts), and after 20,000 dropped the transport closes and the
+ *   log line a second while it lasts), and after 5,000 dropped the transport closes and the
  *   host stops the app.
  * Nothing here updates React state per message: the Devtools strip reads `recent()` when
  * `changes` notifies, once per flush.
  */
 import type { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { AppBridgeMessage, AppLogEntry } from '../../../../../contract';
+import { APP_BRIDGE_BUDGET, APP_DIAGNOSTIC_METHOD, APP_OVER_BUDGET_METHOD } from '../../../../../contract/app-sandbox';
 import { Signal } from '../../../state/store';
 
 /** The SDK's Transport interface, as AppBridge.connect takes it. */
@@ -56,11 +59,14 @@ export interface BridgeSink {
 
 export const LIMITS = {
   /** Token bucket: this many messages at once… */
-  burst: 1_000,
-  /** …refilled at this many a second. */
-  perSecond: 300,
-  /** After this many dropped messages the app is stopped. */
-  stopAfter: 20_000,
+  burst: APP_BRIDGE_BUDGET.burst as number,
+  /** …refilled at this many a second (the sandbox proxy applies the same bucket first). */
+  perSecond: APP_BRIDGE_BUDGET.perSecond as number,
+  /**
+   * After this many dropped messages the app is stopped. An honest app drops none; 5,000 is a
+   * few seconds of a runaway loop (its messages reach us at a few thousand a second at most).
+   */
+  stopAfter: 5_000,
   /** One refused summary per this many dropped. */
   summaryEvery: 1_000,
   /** The trace queue is flushed this often… */
@@ -79,7 +85,19 @@ export const LIMITS = {
   maxTextChars: 4_000,
 };
 
-export const DIAGNOSTIC_METHOD = 'switchboard/diagnostic';
+export const DIAGNOSTIC_METHOD = APP_DIAGNOSTIC_METHOD;
+
+/** The proxy's over-budget report, or null when the message is not one (a count that is not a positive safe integer is not one). */
+function overBudgetReport(data: unknown): { dropped: number; first: string } | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const m = data as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0' || m.method !== APP_OVER_BUDGET_METHOD || 'id' in m) return null;
+  const params = m.params as Record<string, unknown> | undefined;
+  if (typeof params !== 'object' || params === null) return null;
+  const { dropped, first } = params;
+  if (typeof dropped !== 'number' || !Number.isSafeInteger(dropped) || dropped < 1) return null;
+  return { dropped, first: typeof first === 'string' && first.length > 0 ? first.slice(0, 200) : 'message' };
+}
 
 export interface RecentMessage {
   dir: 'in' | 'out';
@@ -275,7 +293,12 @@ export class BridgeTransport implements Transport {
     const frame = this.#o.frame();
     // Another frame's (or our own page's) messages are not this app's: not even counted.
     if (!frame || event.source !== frame) return;
-    if (!this.#take()) return this.#drop(event.data);
+    // What the proxy dropped in the app's process: counted as if dropped here (the proxy never
+    // relays an app message with this method, and sends at most one per reportEvery or reportMs).
+    const report = event.origin === this.#o.sandboxOrigin ? overBudgetReport(event.data) : null;
+    if (report) return this.#drop(report.first, report.dropped);
+    // (A malformed one takes the bucket's path and is refused below.)
+    if (!this.#take()) return this.#drop(messageLabel(event.data), 1);
     this.#received++;
     const ts = this.#now();
     if (event.origin !== this.#o.sandboxOrigin) {
@@ -285,6 +308,10 @@ export class BridgeTransport implements Transport {
     const data = event.data;
     if (!isJsonRpc(data)) {
       this.refuse('in', messageLabel(data), 'Refused a message that is not JSON-RPC 2.0.');
+      return;
+    }
+    if ('method' in data && data.method === APP_OVER_BUDGET_METHOD) {
+      this.refuse('in', APP_OVER_BUDGET_METHOD, `Refused a malformed ${APP_OVER_BUDGET_METHOD} report (it needs params.dropped, a positive whole number).`);
       return;
     }
     let size: number;
@@ -323,12 +350,13 @@ export class BridgeTransport implements Transport {
     return true;
   }
 
-  #drop(data: unknown): void {
-    this.#dropped++;
-    this.#droppedSinceFlush++;
+  /** `count` messages dropped, the first of them `label`: by this bucket (one) or the proxy's (a report). */
+  #drop(label: string, count: number): void {
+    this.#dropped += count;
+    this.#droppedSinceFlush += count;
     const now = this.#now();
-    if (!this.#group) this.#group = { first: messageLabel(data), count: 0, since: now };
-    this.#group.count++;
+    if (!this.#group) this.#group = { first: label, count: 0, since: now };
+    this.#group.count += count;
     if (this.#group.count >= this.#limits.summaryEvery) this.#closeGroup();
     if (now - this.#lastFloodLog >= 1000) {
       this.#lastFloodLog = now;
@@ -336,7 +364,7 @@ export class BridgeTransport implements Transport {
         ts: now,
         level: 'warning',
         kind: 'bridge',
-        text: `The app is flooding the bridge: ${this.#dropped.toLocaleString('en')} messages dropped so far (the budget is ${this.#limits.burst.toLocaleString('en')} at once, ${this.#limits.perSecond} a second). It is stopped after ${this.#limits.stopAfter.toLocaleString('en')}.`,
+        text: `The app is flooding the bridge: ${this.#dropped.toLocaleString('en')} ${this.#dropped === 1 ? 'message' : 'messages'} dropped so far (the budget is ${this.#limits.burst.toLocaleString('en')} at once, ${this.#limits.perSecond} a second). It is stopped after ${this.#limits.stopAfter.toLocaleString('en')}.`,
       });
     }
     if (this.#dropped >= this.#limits.stopAfter) {
