@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { TraceEventInput } from '../../contract/trace';
 import { Redactor } from '../../main/core/trace/redact';
 import { createTrackingFetch } from '../../main/core/transport/tracking-fetch';
+import { prng } from '../support/prng';
 
 const ENDPOINT = new URL('http://127.0.0.1:9/mcp');
 const ITERATIONS = 400;
@@ -108,18 +109,6 @@ const EXPECTED: TraceEventInput[] = [
     bytes: Buffer.byteLength('{"jsonrpc":"2.0","id":8,"result":{}}'),
   },
 ];
-
-/** mulberry32: tiny, seedable, good enough to pick chunk boundaries. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Cut points (exclusive ends) for one iteration. Some iterations are all 1-byte chunks. */
 function chunking(random: () => number, iteration: number, length: number): number[] {

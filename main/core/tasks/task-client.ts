@@ -14,6 +14,7 @@
  * so `tasks` is kept out of them and added to the 2025 initialize only.
  */
 import { Client, type ClientCapabilities, type ClientContext } from '@modelcontextprotocol/client';
+import { SwitchboardClient } from '../connection/sdk-client';
 import { z } from 'zod';
 import { ClientTaskStore } from './client-tasks';
 
@@ -40,7 +41,7 @@ export function tasksCapability(options: { elicitation: boolean; sampling: boole
   };
 }
 
-export class TaskAwareClient extends Client {
+export class TaskAwareClient extends SwitchboardClient {
   /** Answers task-augmented requests, once `answerTasks` was called. */
   clientTasks: ClientTaskStore | undefined;
   /** The `tasks` capability, told only in the 2025 initialize. */
