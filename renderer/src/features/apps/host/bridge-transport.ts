@@ -12,8 +12,8 @@
  * - every message in both directions is queued for the trace sink, flushed every 100 ms or at
  *   500 queued, at most 1,000 a batch;
  * - a token bucket bounds what reaches the bridge: bursts of 1,000, 300 a second sustained (the
- *   sandbox proxy applies the same bucket in the app's process and reports what it drops with
- *   `switchboard/over-budget`, counted here as dropped here; a malformed report is refused). An
+ *   sandbox proxy applies the same bucket in the sandbox's process first and reports what it
+ *   drops with `switchboard/over-budget`, counted as drops here; a malformed report is refused). An
  *   honest app sends a few dozen messages at start (initialize, size changes, a call or two)
  *   and then at most tens a second (a ResizeObserver at 60 fps is 60/s), so neither limit is
  *   near what a real app does; a runaway loop hits the bucket after its first thousand
@@ -293,7 +293,7 @@ export class BridgeTransport implements Transport {
     const frame = this.#o.frame();
     // Another frame's (or our own page's) messages are not this app's: not even counted.
     if (!frame || event.source !== frame) return;
-    // What the proxy dropped in the app's process: counted as if dropped here (the proxy never
+    // What the proxy dropped in the sandbox's process: counted as if dropped here (the proxy never
     // relays an app message with this method, and sends at most one per reportEvery or reportMs).
     const report = event.origin === this.#o.sandboxOrigin ? overBudgetReport(event.data) : null;
     if (report) return this.#drop(report.first, report.dropped);
