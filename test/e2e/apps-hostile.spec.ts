@@ -11,7 +11,7 @@ import { expect, test, type BrowserContext, type Locator, type Page } from '@pla
 import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { appChannelStats, appDocument, appEvents, appHost, appsFixtureCommand, devtoolsTab, startCountingServer, toolCallsSent, traceEvents, waitAppReady, type CountingServer } from './support/apps';
 import { logLine, serverId, showView } from './support/resources';
-import { settled, shot } from './support/screenshots';
+import { bothThemes, settled, shot } from './support/screenshots';
 import { openTool, run, showJson } from './support/tools';
 import { addServer } from './support/ui';
 import config from '../../playwright.config';
@@ -228,7 +228,7 @@ test('100,000 notifications as fast as it can: contained, recorded, and the page
   // animation frames while the app floods. The sandbox is another site (localhost vs 127.0.0.1),
   // so the app's busy loop runs in a process of its own and should not stall ours.
   // And the message events that reach our page: the sandbox proxy holds the app to its budget in
-  // the app's own process, so the flood must not cross to our page message by message.
+  // the sandbox's process, so the flood must not cross to our page message by message.
   await page.evaluate(() => {
     // Typed without the DOM lib (the Node typecheck covers test/e2e): what the page has.
     const g = globalThis as unknown as {
@@ -270,7 +270,7 @@ test('100,000 notifications as fast as it can: contained, recorded, and the page
   test.info().annotations.push({ type: 'flood', description: (await host.getByTestId('app-error').textContent()) ?? '' });
   await host.scrollIntoViewIfNeeded();
   await settled(page);
-  await page.screenshot({ path: shot('apps-hostile-flood.png') });
+  await bothThemes(page, 'apps-hostile-flood');
   // The page answers: another tab, then back.
   await page.getByTestId('view-traffic').click();
   await expect(page.getByTestId('traffic-view')).toBeVisible({ timeout: 5_000 });

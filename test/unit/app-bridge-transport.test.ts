@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AppBridgeMessage, AppLogEntry } from '../../contract';
-import { APP_OVER_BUDGET_METHOD } from '../../contract/app-sandbox';
-import { BridgeTransport, DIAGNOSTIC_METHOD, LIMITS, diagnosticEntry, messageLabel, type MessageEventLike } from '../../renderer/src/features/apps/host/bridge-transport';
+import { APP_DIAGNOSTIC_METHOD as DIAGNOSTIC_METHOD, APP_OVER_BUDGET_METHOD } from '../../contract/app-sandbox';
+import { BridgeTransport, LIMITS, diagnosticEntry, messageLabel, type MessageEventLike } from '../../renderer/src/features/apps/host/bridge-transport';
 
 const SANDBOX = 'http://127.0.0.1:41001';
 

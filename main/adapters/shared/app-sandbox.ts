@@ -22,8 +22,6 @@ const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** The most pages one sandbox host serves at once (a registration beyond it is refused). */
 export const MAX_SANDBOX_PAGES = 1_000;
 
-export const DIAGNOSTIC_METHOD = APP_DIAGNOSTIC_METHOD;
-
 /** Throws on a page the carrier must not serve: a bad id, a header that is not one line, an unknown feature. */
 export function checkSandboxPage(page: SandboxPage): void {
   if (!INSTANCE_ID.test(page.instanceId)) throw new Error('A sandbox page id is 1–64 letters, digits, "-" or "_".');
@@ -81,7 +79,7 @@ export function sandboxPageHtml(hostOrigins: readonly string[], allow: readonly 
  */
 export const DIAGNOSTICS_SCRIPT = `(function(){var o=__SANDBOX_ORIGIN__,p=window.parent,c=console;
 function f(v){try{if(v instanceof Error)return v.stack||String(v);if(typeof v==='string')return v;return JSON.stringify(v)}catch(e){return String(v)}}
-function s(k,l,t){try{p.postMessage({jsonrpc:'2.0',method:'${DIAGNOSTIC_METHOD}',params:{kind:k,level:l,text:String(t).slice(0,4000)}},o)}catch(e){}}
+function s(k,l,t){try{p.postMessage({jsonrpc:'2.0',method:'${APP_DIAGNOSTIC_METHOD}',params:{kind:k,level:l,text:String(t).slice(0,4000)}},o)}catch(e){}}
 ['error','warn'].forEach(function(m){var g=c[m];c[m]=function(){s('console',m==='warn'?'warning':'error',Array.prototype.map.call(arguments,f).join(' '));return g.apply(c,arguments)}});
 addEventListener('error',function(e){s('console','error',(e.message||'Error')+(e.filename?' ('+e.filename+':'+e.lineno+')':''))});
 addEventListener('unhandledrejection',function(e){s('console','error','Unhandled rejection: '+f(e.reason))});
@@ -147,7 +145,7 @@ export const SANDBOX_PROXY_SCRIPT = `'use strict';
     for (var i = 0; i < origins.length; i++) { try { parent.postMessage(message, origins[i]); } catch (e) {} }
   }
   function diagnostic(text) {
-    toHost({ jsonrpc: '2.0', method: '${DIAGNOSTIC_METHOD}', params: { kind: 'console', level: 'error', text: text } });
+    toHost({ jsonrpc: '2.0', method: '${APP_DIAGNOSTIC_METHOD}', params: { kind: 'console', level: 'error', text: text } });
   }
   var inner = null;
   var closed = false;

@@ -85,8 +85,6 @@ export const LIMITS = {
   maxTextChars: 4_000,
 };
 
-export const DIAGNOSTIC_METHOD = APP_DIAGNOSTIC_METHOD;
-
 /** The proxy's over-budget report, or null when the message is not one (a count that is not a positive safe integer is not one). */
 function overBudgetReport(data: unknown): { dropped: number; first: string } | null {
   if (typeof data !== 'object' || data === null) return null;
@@ -326,7 +324,7 @@ export class BridgeTransport implements Transport {
       return;
     }
     this.#record({ dir: 'in', ts, message: data });
-    if ('method' in data && data.method === DIAGNOSTIC_METHOD) {
+    if ('method' in data && data.method === APP_DIAGNOSTIC_METHOD) {
       const entry = diagnosticEntry((data as { params?: unknown }).params, ts, this.#limits.maxTextChars);
       if (entry) this.log(entry);
       return;
