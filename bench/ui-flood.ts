@@ -26,11 +26,18 @@
  *   UI_FLOOD_TIMEOUT_MS  how long a view may take to show the last event (default 60000)
  *   UI_FLOOD_PROFILE     1: record a CPU profile of the page during each run (CDP Profiler) and
  *                        print its top self-time functions (adds profiler overhead to the figures)
+ *   UI_FLOOD_TRACE       1: record a Chromium trace of each run and print what the page's main thread
+ *                        did in its tasks of 50 ms or more (the trace's top-level events in them, GC
+ *                        included): where a long frame went (adds tracing overhead to the figures)
  *   UI_FLOOD_HEADED      1: a visible browser window (needs a display)
  *   UI_FLOOD_MAIN_PROFILE a directory: browser mode's main process writes a .cpuprofile there when it exits
+ *   UI_FLOOD_MAIN_ALLOC  a directory: main samples its allocations (collected objects included) and writes a
+ *                        .heapprofile there when it exits; the bench prints main's top allocating functions and
+ *                        packages in bytes per flooded notification (all runs together: where main's GC work comes from)
  *
  *   npx tsx bench/ui-flood.ts      (prints detail lines and the goal rows; exit 1 when one failed)
  */
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, Page } from '@playwright/test';
@@ -53,6 +60,7 @@ const SIZES = (process.env['UI_FLOOD_SIZES'] ?? '20000:2000,100000:10000').split
 });
 const TIMEOUT_MS = Number(process.env['UI_FLOOD_TIMEOUT_MS'] ?? 60_000);
 const PROFILE = process.env['UI_FLOOD_PROFILE'] === '1';
+const TRACE = process.env['UI_FLOOD_TRACE'] === '1';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -196,6 +204,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, fixturePid: number,
       await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
       await cdp.send('Profiler.start');
     }
+    if (TRACE) await browser.startTracing(page, { categories: TRACE_CATEGORIES });
     await startFrameProbe(page);
     const cpuBefore = cpuSnapshot();
     const started = Date.now();
@@ -234,6 +243,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, fixturePid: number,
     const lagMs = visibleAt !== undefined ? visibleAt - lastShown.ts : null;
     const wsLagMs = last && visibleAt !== undefined ? visibleAt - last.at : null;
 
+    if (TRACE) printLongTasks(`${view} ${count}`, JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: TraceEvent[] });
     if (cdp) {
       const { profile } = await cdp.send('Profiler.stop');
       printProfile(`${view} ${count}`, profile as unknown as CpuProfile);
@@ -325,11 +335,113 @@ function printProfile(label: string, profile: CpuProfile): void {
 }
 
 // ---------------------------------------------------------------------------------------
+// Long tasks, from a Chromium trace (UI_FLOOD_TRACE=1)
+
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'disabled-by-default-v8.gc', 'blink', 'cc', 'gpu'];
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  /** The thread's CPU time in the event (µs): much less than `dur` when the thread waited for a core. */
+  tdur?: number;
+  args?: { name?: string; data?: { functionName?: string; url?: string; type?: string } };
+}
+
+/** The page's main-thread tasks of 50 ms or more, each with the top-level events in it by time. */
+function printLongTasks(label: string, trace: { traceEvents: TraceEvent[] }): void {
+  const events = trace.traceEvents;
+  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const onMain = events.filter((e) => e.ph === 'X' && mains.has(`${e.pid}:${e.tid}`) && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const tasks = onMain.filter((e) => e.name === 'ThreadControllerImpl::RunTask' || e.name === 'RunTask');
+  const long = tasks.filter((t) => t.dur! >= 50_000);
+  console.log(`[ui-flood] trace ${label}: ${tasks.length} main-thread tasks, ${long.length} of 50 ms or more`);
+  for (const task of long) {
+    const end = task.ts + task.dur!;
+    // the events inside the task, top level only (one that starts inside an earlier one is its child)
+    const inside = onMain.filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur! <= end && e.name !== task.name);
+    const top: TraceEvent[] = [];
+    let until = -1;
+    for (const e of inside) {
+      if (e.ts < until) continue;
+      top.push(e);
+      until = e.ts + e.dur!;
+    }
+    const byName = new Map<string, number>();
+    for (const e of top) {
+      const what = e.args?.data?.functionName ? `${e.name} ${e.args.data.functionName} ${(e.args.data.url ?? '').split('/').pop()}` : e.args?.data?.type ? `${e.name} ${e.args.data.type}` : e.name;
+      byName.set(what, (byName.get(what) ?? 0) + e.dur!);
+    }
+    // GC anywhere inside (it nests under script)
+    let gc = 0;
+    let gcUntil = -1;
+    for (const e of inside) {
+      if (!/GC|Scavenge|MarkCompact/i.test(e.name) || e.ts < gcUntil) continue;
+      gc += e.dur!;
+      gcUntil = e.ts + e.dur!;
+    }
+    const parts = [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([what, us]) => `${what} ${(us / 1000).toFixed(1)}`);
+    const cpu = task.tdur !== undefined ? `, ${(task.tdur / 1000).toFixed(1)} ms of it on a core` : '';
+    console.log(`[ui-flood]   task ${(task.dur! / 1000).toFixed(1)} ms${cpu}: ${parts.join('; ') || 'no event inside'}; GC inside ${(gc / 1000).toFixed(1)} ms`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Main's allocations, from the sampling heap profile (UI_FLOOD_MAIN_ALLOC)
+
+interface HeapProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapProfileNode[];
+}
+
+/** Where main's allocations came from, in bytes per notification flooded in all the runs: by function and by package or file. */
+function printAllocations(file: string, notifications: number): void {
+  let head: HeapProfileNode;
+  try {
+    head = (JSON.parse(readFileSync(file, 'utf8')) as { head: HeapProfileNode }).head;
+  } catch (error) {
+    console.log(`[ui-flood] main's allocation profile could not be read (${file}): ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  const byFunction = new Map<string, number>();
+  const byPlace = new Map<string, number>();
+  let total = 0;
+  const add = (map: Map<string, number>, key: string, bytes: number) => map.set(key, (map.get(key) ?? 0) + bytes);
+  const walk = (node: HeapProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url.replace(/^.*node_modules\//, '').replace(/^.*\/out\//, 'out/');
+    total += node.selfSize;
+    add(byFunction, `${functionName || '(anonymous)'} ${where || '(no script: built-in or generated)'}:${lineNumber + 1}`, node.selfSize);
+    // a package (scoped ones by scope and name), else the file
+    const parts = where.split('/');
+    add(byPlace, url.includes('node_modules/') ? parts.slice(0, parts[0]!.startsWith('@') ? 2 : 1).join('/') : where || functionName || '(no script: built-in or generated)', node.selfSize);
+    for (const child of node.children) walk(child);
+  };
+  walk(head);
+  const per = (bytes: number) => `${Math.round(bytes / notifications).toLocaleString('en-US').padStart(7)} B`;
+  console.log(`[ui-flood] main allocated ~${(total / 1e6).toFixed(0)} MB in all (sampled), ${per(total).trim()} per notification flooded (${notifications.toLocaleString('en-US')}); by package or file:`);
+  for (const [key, bytes] of [...byPlace.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`[ui-flood]   ${per(bytes)}  ${key}`);
+  console.log('[ui-flood] by function:');
+  for (const [key, bytes] of [...byFunction.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`[ui-flood]   ${per(bytes)}  ${key}`);
+}
+
+// ---------------------------------------------------------------------------------------
 
 export async function uiFloodWorkload(): Promise<GoalRow[]> {
   const mainProfileDir = process.env['UI_FLOOD_MAIN_PROFILE'];
+  const mainAllocDir = process.env['UI_FLOOD_MAIN_ALLOC'];
+  const profiled = mainProfileDir || mainAllocDir;
+  const profileEnv = {
+    NODE_OPTIONS: `--import ${pathToFileURL(join(HERE, 'cpu-profile-preload.mjs')).href}`,
+    ...(mainProfileDir ? { CPU_PROFILE_DIR: mainProfileDir } : {}),
+    ...(mainAllocDir ? { ALLOC_PROFILE_DIR: mainAllocDir } : {}),
+  };
   const [app, fixture] = await Promise.all([
-    startBrowserMode([], mainProfileDir ? { env: { NODE_OPTIONS: `--import ${pathToFileURL(join(HERE, 'cpu-profile-preload.mjs')).href}`, CPU_PROFILE_DIR: mainProfileDir } } : {}),
+    startBrowserMode([], profiled ? { env: profileEnv } : {}),
     startFixture({ transport: 'http', era: 'legacy', sessions: true }),
   ]);
   let browser: Browser | undefined;
@@ -362,6 +474,7 @@ export async function uiFloodWorkload(): Promise<GoalRow[]> {
     await browser?.close();
     await Promise.all([app.close(), fixture.close()]);
   }
+  if (mainAllocDir) printAllocations(join(mainAllocDir, `main-${app.process.pid}.heapprofile`), SIZES.reduce((n, s) => n + s.count, 0) * VIEWS.length);
   return rows;
 }
 
