@@ -363,7 +363,23 @@ export const LogLine = z.object({
   /** MCP's eight syslog levels (RFC 5424), each as itself. */
   level: LogLevel,
   text: z.string(),
+  /**
+   * Main's number for the line, increasing. It starts at main's start time in µs, so a restarted
+   * main's lines number after the last one's; lines made elsewhere (a recording's) have none.
+   */
+  id: z.number().int().nonnegative().optional(),
 });
+
+/** How long a `logFeed({ full: true })` lease lasts unless renewed. */
+export const LOG_FEED_LEASE_MS = 10_000;
+/** Without a log-feed lease, a push carries at most this many of its newest lines (marked `partial` when it had more). */
+export const LOG_FEED_TAIL = 100;
+
+/** A feed lease (`traceFeed`, `logFeed`): a window's name for it, and whether it wants the whole feed (taken or renewed) or gives it up. */
+const FeedLease = {
+  args: z.object({ lease: z.string().min(1).max(64), full: z.boolean() }).strict(),
+  result: z.object({ full: z.boolean(), leaseMs: z.number() }),
+};
 
 export const AppInfo = z.object({
   name: z.string(),
@@ -667,7 +683,15 @@ export const methods = {
   openExternal: { args: z.object({ url: z.string().max(8192) }).strict(), result: z.object({ opened: z.boolean() }) },
   getSettings: { args: NoArgs, result: AppSettings },
   updateSettings: { args: AppSettings.partial().strict(), result: AppSettings },
+  /** Main's newest log lines, oldest first (it keeps 50,000, and at most 8 Mi characters of text). */
   recentLogs: { args: NoArgs, result: z.object({ lines: z.array(LogLine) }) },
+  /**
+   * What the log pushes (`logBatch`) carry: `full: true` asks for every line (the Logs view) for
+   * the next `LOG_FEED_LEASE_MS`, renewed while wanted; without a lease a push carries only its
+   * newest `LOG_FEED_TAIL` lines (`partial` when it had more), so a server's log flood is not
+   * carried to windows that do not show it. Read the rest with `recentLogs`.
+   */
+  logFeed: FeedLease,
   updateServer: { args: z.object({ id: ServerId, config: ServerConfigInput }).strict(), result: ServerStatus },
   duplicateServer: { args: ById, result: ServerStatus },
   /** A real initialize + list on a throwaway connection; stores lastCheck on the server. */
@@ -703,10 +727,7 @@ export const methods = {
    * table following the newest rows. Each window names its lease (`lease`); `full: false` gives
    * that one up at once. The pushes are whole while any lease runs.
    */
-  traceFeed: {
-    args: z.object({ lease: z.string().min(1).max(64), full: z.boolean() }).strict(),
-    result: z.object({ full: z.boolean(), leaseMs: z.number() }),
-  },
+  traceFeed: FeedLease,
   /** One event whole: its full payload even when the stored body is a preview. */
   traceEvent: { args: z.object({ seq: z.number().int().min(1), source: TraceSource.optional() }).strict(), result: z.object({ event: TraceEventShape, payload: z.unknown() }) },
   /** Full snapshots (all time buckets) of one server or all. */
@@ -864,7 +885,8 @@ export const methods = {
 
 export const events = {
   serverState: ServerStatus,
-  logBatch: z.object({ lines: z.array(LogLine) }),
+  /** New log lines, at most every 100 ms; `partial`: the push's older lines were left out (no `logFeed` lease runs). */
+  logBatch: z.object({ lines: z.array(LogLine), partial: z.boolean().optional() }),
   /** New trace events, a few times a second; large bodies are left out (fetch them with traceEvent). */
   traceBatch: z.object({
     events: z.array(TraceEventShape),

@@ -14,6 +14,7 @@ export const METHOD_NAMES = [
   'listTools',
   'callTool',
   'recentLogs',
+  'logFeed',
   'traceQuery',
   'traceWindow',
   'traceFeed',

@@ -218,6 +218,7 @@ export function createCore(options: CoreOptions): Core {
   const handlers: Handlers = {
     appInfo: async () => ({ name: 'Switchboard', version: options.version, carrier: options.carrier, platform: process.platform, node: process.versions.node }),
     recentLogs: async () => ({ lines: logs.history() }),
+    logFeed: async ({ lease, full }) => logs.feed(lease, full),
     listAudit: async ({ limit, serverId }) => audit.list({ limit, serverId }),
     getSettings: async () => appSettings(options.settings.read()),
     updateSettings: async (patch) => {

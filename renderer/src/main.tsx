@@ -12,6 +12,7 @@ import { App } from './app/App';
 import { LiveContext } from './state/live';
 import { SnapshotStore } from './state/snapshot-store';
 import { TraceBuffer } from './state/trace-buffer';
+import { getLogStore } from './features/logs/log-store';
 
 const theme = createTheme({ primaryColor: 'indigo', fontFamilyMonospace: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' });
 const root = createRoot(document.getElementById('root')!);
@@ -27,8 +28,10 @@ async function start(): Promise<void> {
   };
   link.onReconnected(reload);
   link.onResync(reload);
-  window.addEventListener('pagehide', () => live.trace.leave());
-  window.addEventListener('pageshow', (event) => event.persisted && live.trace.returned());
+  // Leases on whole feeds (the Timeline's trace events, the Logs view's lines) are given back when the page goes.
+  const leased = [live.trace, getLogStore(api)];
+  window.addEventListener('pagehide', () => leased.forEach((store) => store.leave()));
+  window.addEventListener('pageshow', (event) => event.persisted && leased.forEach((store) => store.returned()));
   root.render(
     <StrictMode>
       <MantineProvider theme={theme} defaultColorScheme="auto">

@@ -273,7 +273,8 @@ test('logs: hostile text stays text; a flood stays a virtualized list that follo
   await expect(page.locator('[data-testid="log-lines"] img, [data-testid="log-lines"] b')).toHaveCount(0);
   await expect(page.locator('body')).not.toHaveAttribute('data-pwned', '1');
 
-  // 5,000 lines, a few dozen rows in the DOM, the newest in view.
+  // 5,000 lines, a few dozen rows in the DOM, the newest in view. (The flood came while Logs was
+  // closed, so each push carried only its newest lines; the view read the rest from main as it opened.)
   await page.getByTestId('log-filter-text').fill('flood ');
   await expect(page.getByTestId('log-count')).toContainText('5,000 of');
   expect(await page.locator('[data-testid="log-line"]').count()).toBeLessThan(150);

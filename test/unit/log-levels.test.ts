@@ -15,7 +15,7 @@ const bus = () => new LogBus(new EventHub());
 
 describe('the log bus history', () => {
   it('holds the newest `keep` lines, oldest first, however many were written', () => {
-    const logs = new LogBus(new EventHub(), 5);
+    const logs = new LogBus(new EventHub(), { keep: 5 });
     for (let n = 1; n <= 23; n++) {
       logs.app('info', `line ${n}`);
       const texts = logs.history().map((l) => l.text);

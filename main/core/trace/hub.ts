@@ -11,6 +11,7 @@
  */
 import { TRACE_FEED_LEASE_MS, TRACE_FEED_TAIL, isAuthRelevant, type TraceEvent, type TraceEventInput } from '../../../contract/trace';
 import { Batcher, type EventHub } from '../events';
+import { Leases } from '../leases';
 import { SnapshotEngine, type SnapshotOptions } from './snapshots';
 import { TraceStore, type TraceStoreOptions } from './store';
 
@@ -26,8 +27,6 @@ export interface TraceHubOptions {
 }
 
 const RECENT_BUCKETS = 3;
-/** Full-feed leases held at once (windows of this one main); past this the oldest is dropped. */
-const MAX_LEASES = 32;
 
 export class TraceHub {
   readonly store: TraceStore;
@@ -37,8 +36,13 @@ export class TraceHub {
   private readonly timer: NodeJS.Timeout | undefined;
   /** A window holds a full-feed lease (`traceFeed`). */
   private fullFeed = false;
-  /** Full-feed leases by name, each with the timer that ends it. */
-  private readonly leases = new Map<string, NodeJS.Timeout>();
+  /** Full-feed leases by name (`traceFeed`). */
+  private readonly leases = new Leases(TRACE_FEED_LEASE_MS, (whole) => {
+    // What the other path holds goes out first: the order of events is kept across the switch.
+    if (whole) this.tail?.drain();
+    else this.batcher?.drain();
+    this.fullFeed = whole;
+  });
 
   constructor(events: EventHub | undefined, options: TraceHubOptions = {}) {
     this.store = new TraceStore(options.store);
@@ -82,28 +86,11 @@ export class TraceHub {
    */
   feed(lease: string, full: boolean): { full: boolean; leaseMs: number } {
     if (!this.batcher || !this.tail) return { full: false, leaseMs: 0 };
-    clearTimeout(this.leases.get(lease));
-    this.leases.delete(lease);
-    if (full) {
-      // a window that vanished without giving its lease back holds nothing for long; and there are never many
-      if (this.leases.size >= MAX_LEASES) this.feed(this.leases.keys().next().value!, false);
-      const timer = setTimeout(() => this.feed(lease, false), TRACE_FEED_LEASE_MS);
-      timer.unref();
-      this.leases.set(lease, timer);
-    }
-    const whole = this.leases.size > 0;
-    if (whole !== this.fullFeed) {
-      // What the other path holds goes out first: the order of events is kept across the switch.
-      if (whole) this.tail.drain();
-      else this.batcher.drain();
-      this.fullFeed = whole;
-    }
-    return { full: whole, leaseMs: full ? TRACE_FEED_LEASE_MS : 0 };
+    return { full: this.leases.set(lease, full), leaseMs: full ? TRACE_FEED_LEASE_MS : 0 };
   }
 
   close(): void {
-    for (const timer of this.leases.values()) clearTimeout(timer);
-    this.leases.clear();
+    this.leases.close();
     this.batcher?.drain();
     this.tail?.drain();
     if (this.timer) clearInterval(this.timer);

@@ -106,7 +106,7 @@ export function App({ carrier }: { carrier: CarrierKind }) {
     document.body.dataset.appState = 'ready';
   }, []);
   useGlobalKeys();
-  // Log lines are collected from the start, not from the first visit to the Logs view.
+  // The log store follows main from the start (the Logs view then reads what partial pushes left out).
   const api = useApi();
   useEffect(() => void getLogStore(api), [api]);
   // Main is back: fetch again what lives outside the views (the views remount, see `key`).

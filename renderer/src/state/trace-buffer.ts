@@ -14,6 +14,7 @@
  */
 import type { SwitchboardApi } from '../../../contract/client';
 import { TRACE_FEED_LEASE_MS, type TraceEvent } from '../../../contract/trace';
+import { FeedLease } from './feed-lease';
 import { afterSeq } from './seq-search';
 import { Signal } from './store';
 
@@ -35,16 +36,25 @@ export class TraceBuffer extends Signal {
   /** Every event of the window's span is here, no gap (a full-feed lease is held and the window was loaded from main). */
   full = false;
   private pendingWhilePaused: TraceEvent[] = [];
-  /** Views holding a full-feed lease. */
-  private fullHolders = 0;
-  /** This window's lease, named so main counts each window's separately. */
-  readonly lease = `w${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
-  private renewTimer: ReturnType<typeof setInterval> | undefined;
+  /** The full-feed lease, held by the views that draw every event. */
+  private readonly fullFeed: FeedLease;
   /** A switch to the full feed under way (one at a time). */
   private starting: Promise<void> | undefined;
 
   constructor(private readonly api: SwitchboardApi) {
     super({ throttleMs: TICK_MS });
+    this.fullFeed = new FeedLease({
+      ask: (lease, full) => api.traceFeed({ lease, full }),
+      leaseMs: TRACE_FEED_LEASE_MS,
+      what: 'the full trace feed',
+      begin: () => void this.startFull(),
+      end: () => this.stopFull(),
+    });
+  }
+
+  /** This window's name for its full-feed lease. */
+  get lease(): string {
+    return this.fullFeed.name;
   }
 
   /** Loads the most recent window, then follows live batches. */
@@ -63,7 +73,7 @@ export class TraceBuffer extends Signal {
     this.pendingWhilePaused = [];
     this.total = 0;
     // a new main process knows no lease
-    if (this.fullHolders > 0) await this.startFull();
+    if (this.fullFeed.held) await this.startFull();
     else await this.load();
   }
 
@@ -72,42 +82,29 @@ export class TraceBuffer extends Signal {
    * several views are one; the last release gives it back.
    */
   acquireFull(): () => void {
-    this.fullHolders++;
-    if (this.fullHolders === 1) {
-      this.renewTimer = setInterval(() => {
-        this.api.traceFeed({ lease: this.lease, full: true }).catch((error: unknown) => console.error('Switchboard: renewing the full trace feed failed', error));
-      }, TRACE_FEED_LEASE_MS / 3);
-      void this.startFull();
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.fullHolders--;
-      if (this.fullHolders === 0) this.stopFull();
-    };
+    return this.fullFeed.acquire();
   }
 
   /** The page is going away: its lease is given back now rather than running out (best effort; `pageshow` takes it again). */
   leave(): void {
-    if (this.fullHolders > 0) this.api.traceFeed({ lease: this.lease, full: false }).catch(() => undefined);
+    this.fullFeed.leave();
   }
 
   /** The page came back from the back/forward cache: a lease given up on leaving is taken again. */
   returned(): void {
-    if (this.fullHolders > 0) void this.startFull();
+    if (this.fullFeed.held) void this.startFull();
   }
 
   private startFull(): Promise<void> {
     this.starting ??= (async () => {
       try {
         await this.api.traceFeed({ lease: this.lease, full: true });
-        if (this.fullHolders === 0) return;
+        if (!this.fullFeed.held) return;
         // What the buffer holds came in partial pushes: start over from main's newest, gapless. Every push
         // from now on is whole (it comes after main's answer on the same link), so what arrives
         // while the window loads, past its newest, is whole too.
         const page = await this.api.traceQuery({ order: 'desc', limit: LOAD_FULL });
-        if (this.fullHolders === 0) return;
+        if (!this.fullFeed.held) return;
         const loaded = page.events.reverse();
         const newest = loaded.length ? loaded[loaded.length - 1]!.seq : 0;
         this.events = loaded.concat(this.events.slice(afterSeq(this.events, newest)));
@@ -125,12 +122,9 @@ export class TraceBuffer extends Signal {
   }
 
   private stopFull(): void {
-    clearInterval(this.renewTimer);
-    this.renewTimer = undefined;
     this.full = false;
     this.trim();
     this.notify();
-    this.api.traceFeed({ lease: this.lease, full: false }).catch((error: unknown) => console.error('Switchboard: leaving the full trace feed failed', error));
   }
 
   private async load(): Promise<void> {
@@ -145,7 +139,7 @@ export class TraceBuffer extends Signal {
     this.total = Math.max(this.total, total);
     // A lease is wanted but the pushes are partial: it ran out under us (main was too busy to hear
     // a renewal) or taking it failed. Take it again (the window starts over from main).
-    if (partial && this.fullHolders > 0 && !this.starting) {
+    if (partial && this.fullFeed.held && !this.starting) {
       this.full = false;
       void this.startFull();
     }

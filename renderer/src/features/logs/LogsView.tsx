@@ -9,6 +9,7 @@ import { Alert, Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, 
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
+import type { SwitchboardApi } from '../../../../contract/client';
 import { useApi } from '../../api/context';
 import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
@@ -17,7 +18,7 @@ import { navigation, useNavigation } from '../../state/navigation';
 import { getProxySessions } from '../../state/proxy-sessions';
 import { useStore, useVersion } from '../../state/useStore';
 import { importedServers } from '../traffic';
-import { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LOG_SOURCES, SOURCE_LABEL, useLogStore, type LogFilter, type StoredLine } from './log-store';
+import { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LOG_SOURCES, SOURCE_LABEL, getLogStore, type LogFilter, type LogStore, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
 import { RecordedLogStore } from './recorded-lines';
 import classes from './logs.module.css';
@@ -40,10 +41,19 @@ function clip(text: string): string {
 const ALL = '*';
 const APP = '-';
 
+/** The window's live log store; the component re-renders on its tick. */
+function useLogStore(api: SwitchboardApi): LogStore {
+  const store = getLogStore(api);
+  useVersion(store);
+  return store;
+}
+
 export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const api = useApi();
   const nav = useNavigation();
   const liveStore = useLogStore(api);
+  // While the view is open, main pushes every line (and the lines it holds are read now).
+  useEffect(() => liveStore.acquire(), [liveStore]);
   // A recording or an imported file is the source: its own log-like events, read-only.
   const sourceId = nav.source.id;
   const recorded = useMemo(() => (sourceId === 'live' ? undefined : new RecordedLogStore(api, sourceId)), [api, sourceId]);
