@@ -136,7 +136,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
         <Select size="xs" w={190} data={serverOptions} value={server} onChange={(v) => setServer(v ?? ALL)} allowDeselect={false} aria-label="Server" data-testid="log-filter-server" />
       </ListHeader>
       <Group gap="xs" wrap="nowrap" align="center" justify="space-between">
-        <Text size="xs" c="dimmed" data-testid="log-count">
+        <Text size="xs" c="dimmed" data-testid="log-count" data-last-id={lines.at(-1)?.id ?? 0}>
           {lines.length.toLocaleString()} of {store.lines.length.toLocaleString()} lines shown
           {store.dropped ? ` · ${store.dropped.toLocaleString()} older lines dropped or cleared (this window keeps ${KEEP.toLocaleString()})` : ''}
         </Text>
