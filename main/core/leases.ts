@@ -10,7 +10,7 @@ export class Leases {
   /** `onChange`: told when the first lease begins (true) and the last one ends (false). */
   constructor(
     private readonly ms: number,
-    private readonly onChange: (held: boolean) => void,
+    private readonly onChange: (held: boolean) => void = () => undefined,
     private readonly max = 32,
   ) {}
 

@@ -29,9 +29,9 @@ async function start(): Promise<void> {
   link.onReconnected(reload);
   link.onResync(reload);
   // Leases on whole feeds (the Timeline's trace events, the Logs view's lines) are given back when the page goes.
-  const leased = [live.trace, getLogStore(api)];
-  window.addEventListener('pagehide', () => leased.forEach((store) => store.leave()));
-  window.addEventListener('pageshow', (event) => event.persisted && leased.forEach((store) => store.returned()));
+  const leased = () => [live.trace, getLogStore(api)];
+  window.addEventListener('pagehide', () => leased().forEach((store) => store.leave()));
+  window.addEventListener('pageshow', (event) => event.persisted && leased().forEach((store) => store.returned()));
   root.render(
     <StrictMode>
       <MantineProvider theme={theme} defaultColorScheme="auto">

@@ -31,7 +31,7 @@ export class LogBus {
   /** Main's start in µs: ids of a restarted main follow the last one's. */
   private nextId = Date.now() * 1000;
   /** Windows that show every line (`logFeed`). */
-  private readonly leases = new Leases(LOG_FEED_LEASE_MS, () => undefined);
+  private readonly leases = new Leases(LOG_FEED_LEASE_MS);
 
   constructor(hub: EventHub, options: LogBusOptions = {}) {
     this.recent = new History(options.keep ?? LOG_HISTORY_LINES, options.keepChars ?? LOG_HISTORY_CHARS);

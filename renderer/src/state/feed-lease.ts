@@ -54,4 +54,9 @@ export class FeedLease {
   leave(): void {
     if (this.held) this.options.ask(this.name, false).catch(() => undefined);
   }
+
+  /** The page came back from the back/forward cache: a lease given up on leaving is begun again. */
+  returned(): void {
+    if (this.held) this.options.begin();
+  }
 }

@@ -92,7 +92,7 @@ export class TraceBuffer extends Signal {
 
   /** The page came back from the back/forward cache: a lease given up on leaving is taken again. */
   returned(): void {
-    if (this.fullFeed.held) void this.startFull();
+    this.fullFeed.returned();
   }
 
   private startFull(): Promise<void> {

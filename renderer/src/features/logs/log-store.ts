@@ -67,7 +67,7 @@ export class LogStore extends Signal {
 
   /** The page came back from the back/forward cache. */
   returned(): void {
-    if (this.feed.held) void this.load();
+    this.feed.returned();
   }
 
   /** After the link to main came back (main may be a new process, which knows no lease): read again what was missed. */
