@@ -178,6 +178,23 @@ describe('browser mode WebSocket gate', () => {
   });
 });
 
+describe('a page that goes away', () => {
+  it('is not an error: a socket reset after the upgrade logs nothing, and the host serves the next page', async () => {
+    const origin = `http://127.0.0.1:${host.port}`;
+    const gone = (await openWs({ origin, cookie: cookie() })) as WebSocket;
+    expect(gone).toBeInstanceOf(WebSocket);
+    const closed = new Promise((resolve) => gone.once('close', resolve));
+    // A closed tab or a killed browser: the TCP connection is reset, not closed with a frame.
+    (gone as unknown as { _socket: import('node:net').Socket })._socket.resetAndDestroy();
+    await closed;
+    const next = (await openWs({ origin, cookie: cookie() })) as WebSocket;
+    const { result } = await call(next, 'recentLogs', {});
+    next.close();
+    const texts = (result.lines as { text: string }[]).map((l) => l.text);
+    expect(texts.filter((t) => t.includes('WebSocket'))).toEqual([]);
+  });
+});
+
 describe('bind address', () => {
   it.each(['0.0.0.0', '::'])('refuses %s without the UNSAFE flag', async (address) => {
     await expect(startWebHost({ core, rendererDir: dir, host: address })).rejects.toThrow(/UNSAFE-expose-to-network/);

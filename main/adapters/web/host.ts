@@ -151,14 +151,20 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   wss.on('error', (error) => report(`WebSocket server error: ${describe(error)}`));
   server.on('upgrade', (req, socket, head) => {
     // Node leaves an upgrading socket without an error listener: a reset mid-handshake must not throw.
-    socket.on('error', (error) => report(`WebSocket upgrade socket error: ${describe(error)}`));
+    // Once upgraded, ws has its own listener on the socket and reports what matters; a page that
+    // went away (a closed tab resets its socket) is not an error, and was logged as one each time.
+    const onError = (error: Error) => report(`WebSocket upgrade socket error: ${describe(error)}`);
+    socket.on('error', onError);
     const path = new URL(req.url ?? '/', 'http://placeholder').pathname;
     const verdict = path === WS_PATH ? gate(req, true) : ({ ok: false, status: 403, reason: 'Not found' } as const);
     if (!verdict.ok) {
       socket.end(`HTTP/1.1 ${verdict.status} ${verdict.status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nconnection: close\r\n\r\n`);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => attach(ws));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      socket.off('error', onError);
+      attach(ws);
+    });
   });
 
   // Each socket's pushes pass its gate: a page that stops reading gets a resync later instead
