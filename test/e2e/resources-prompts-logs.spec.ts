@@ -273,6 +273,41 @@ test('logs: hostile text stays text; a flood stays a virtualized list that follo
   await expect(page.locator('[data-testid="log-lines"] img, [data-testid="log-lines"] b')).toHaveCount(0);
   await expect(page.locator('body')).not.toHaveAttribute('data-pwned', '1');
 
+  // A long text of many lines: one row like every other (its line breaks shown as ⏎), saying how
+  // many lines it has; clicking it shows it whole below the list, where the hostile text stays text too.
+  await showView(page, 'tools');
+  const trace = ['TypeError: cannot read properties of undefined (reading "id")', ...Array.from({ length: 40 }, (_, i) => `    at handler${i} (/srv/app/routes/${'deep/'.repeat(12)}file${i}.js:${10 + i}:7)`), hostile].join('\n');
+  await callTool(page, 'fixture-legacy__log', { level: 'error', message: trace });
+  await showView(page, 'logs');
+  await page.getByTestId('log-filter-text').fill('cannot read properties');
+  const long = logLine(page, { source: 'server', text: 'cannot read properties' });
+  await expect(long).toHaveCount(1);
+  await expect(long.getByTestId('log-more')).toHaveText('42 lines');
+  await expect(long.getByTestId('log-text')).toContainText('"id") ⏎     at handler0');
+  const rowHeight = Number(await page.getByTestId('log-lines').getAttribute('data-row-height'));
+  expect((await long.boundingBox())?.height).toBeCloseTo(rowHeight, 0);
+  await long.click();
+  await expect(long).toHaveAttribute('aria-selected', 'true');
+  const detail = page.getByTestId('log-detail');
+  await expect(detail).toContainText('42 lines');
+  // (the line names the fixture's logger first)
+  expect(await detail.getByTestId('log-detail-text').textContent()).toBe(`[everything] ${trace}`);
+  await expect(page.locator('[data-testid="log-detail"] img, [data-testid="log-detail"] b')).toHaveCount(0);
+  await expect(page.getByTestId('log-follow')).not.toBeChecked();
+  await bothThemes(page, 'logs-detail', { pointer: { x: 0, y: 0 } });
+  // The keyboard moves the selection over the lines shown (here the hostile one, then the long one again); Escape closes the pane.
+  await page.getByTestId('log-filter-text').fill('bold?');
+  await expect(page.locator('[data-testid="log-line"]')).toHaveCount(2);
+  await page.getByTestId('log-lines').focus();
+  await page.keyboard.press('ArrowUp');
+  await expect(detail).toContainText('1 line ·');
+  expect(await detail.getByTestId('log-detail-text').textContent()).toBe(`[everything] ${hostile}`);
+  await page.keyboard.press('ArrowDown');
+  await expect(detail).toContainText('42 lines');
+  await page.keyboard.press('Escape');
+  await expect(detail).toHaveCount(0);
+  await page.getByTestId('log-follow').check();
+
   // 5,000 lines, a few dozen rows in the DOM, the newest in view. (The flood came while Logs was
   // closed, so each push carried only its newest lines; the view read the rest from main as it opened.)
   await page.getByTestId('log-filter-text').fill('flood ');

@@ -16,3 +16,15 @@ export function rowRange(top: number, height: number, count: number, rowHeight: 
   const last = Math.min(count - 1, Math.max(first, Math.ceil((top + height) / rowHeight) - 1 + overscan));
   return { first, last, total };
 }
+
+/**
+ * Rows are keyed by slot (index modulo a power of two at least as large as the rows rendered), not
+ * by their own id: a row leaving the screen gives its elements to the row arriving, which React
+ * fills with new text. While following a flood every batch replaces the whole screenful, and new
+ * elements cost a style recalc and a layout each; reused ones only change their text.
+ */
+export function slotCount(rendered: number): number {
+  let slots = 64;
+  while (slots < rendered) slots *= 2;
+  return slots;
+}

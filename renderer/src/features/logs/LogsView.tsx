@@ -2,17 +2,19 @@
  * Everything servers and Switchboard say: servers' log notifications (`server`), the stderr of
  * stdio servers (`stderr`), what went wrong with a server (`protocol`: its error answers, failed
  * lists, lost connections — attributed to that server), Switchboard's own errors (`app`). A virtualized list that follows
- * the tail, with filters (minimum level, source, server, text), copy and save, and the
- * per-server `logging/setLevel` control.
+ * the tail (rows of one height: a line's text on one line; clicking it shows it whole below the list),
+ * with filters (minimum level, source, server, text), copy and save, and the per-server
+ * `logging/setLevel` control.
  */
 import { Alert, Button, Chip, Group, NativeSelect, Select, Stack, Switch, Text, Tooltip } from '@mantine/core';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { LogLine, ServerStatus } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { useApi } from '../../api/context';
 import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
+import { useFixedRows } from '../../components/fixed-rows';
+import { slotCount } from '../../components/row-range';
 import { ListHeader } from '../../components/ListHeader';
 import { navigation, useNavigation } from '../../state/navigation';
 import { getProxySessions } from '../../state/proxy-sessions';
@@ -23,21 +25,12 @@ import { LogLevelControl } from './LogLevelControl';
 import { RecordedLogStore } from './recorded-lines';
 import classes from './logs.module.css';
 
-/** A line shows at most this much until expanded: long lines must not push the others away. */
-const CLIP_CHARS = 600;
-const CLIP_LINES = 8;
-
-function clip(text: string): string {
-  let end = Math.min(text.length, CLIP_CHARS);
-  let breaks = 0;
-  for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10 && ++breaks === CLIP_LINES) {
-      end = i;
-      break;
-    }
-  }
-  return end < text.length ? text.slice(0, end) : text;
-}
+/** Every row's height (logs.module.css: an 18 px line, 2 + 2 px padding, a 1 px border). */
+const ROW_HEIGHT = 23;
+/** A row shows at most this much of its text (on one line; the rest is ellipsized). */
+const ROW_CHARS = 400;
+/** The selected line's pane shows at most this much; Copy takes all of it. */
+const DETAIL_CHARS = 200_000;
 const ALL = '*';
 const APP = '-';
 
@@ -66,6 +59,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const [text, setText] = useState('');
   const [follow, setFollow] = useState(true);
   const [copied, setCopied] = useState(false);
+  const [selected, setSelected] = useState<number>();
   const filtered = useMemo(() => new FilteredLines(), [store]);
 
   const filter = useMemo<LogFilter>(
@@ -73,6 +67,12 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
     [minLevel, sources, server, text],
   );
   const lines = filtered.update(store, filter);
+  // The line shown whole, while it is still among those shown (a filter or a trim may take it away).
+  const selectedLine = useMemo(() => {
+    if (selected === undefined) return undefined;
+    const at = indexOfSeq(lines, selected);
+    return at < 0 ? undefined : lines[at];
+  }, [lines, selected]);
 
   const proxies = useStore(getProxySessions(api).sessions);
   const names = useMemo(() => new Map([...(importedServers.get(sourceId) ?? []), ...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))].map((s) => [s.id, s.name])), [servers, sourceId, proxies]);
@@ -178,7 +178,8 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
           )}
         </Group>
       </Group>
-      <LogList lines={lines} nameOf={nameOf} follow={follow} onFollow={setFollow} loaded={store.loaded} total={store.lines.length} />
+      <LogList lines={lines} nameOf={nameOf} follow={follow} onFollow={setFollow} loaded={store.loaded} total={store.lines.length} selected={selectedLine?.seq} onSelect={setSelected} />
+      {selectedLine && <LogDetail line={selectedLine} name={nameOf(selectedLine.serverId)} onClose={() => setSelected(undefined)} />}
     </Stack>
   );
 }
@@ -190,6 +191,8 @@ function LogList({
   onFollow,
   loaded,
   total,
+  selected,
+  onSelect,
 }: {
   lines: StoredLine[];
   nameOf(id?: string): string;
@@ -197,112 +200,233 @@ function LogList({
   onFollow(on: boolean): void;
   loaded: boolean;
   total: number;
+  /** The seq of the line shown whole below the list. */
+  selected: number | undefined;
+  onSelect(seq: number | undefined): void;
 }) {
   const viewport = useRef<HTMLDivElement>(null);
-  const programmaticAt = useRef(0);
-  const programmaticTop = useRef(0);
-  const [expanded, setExpanded] = useState<Set<number>>(new Set());
-  const virtualizer = useVirtualizer({
-    count: lines.length,
-    getScrollElement: () => viewport.current,
-    estimateSize: () => 23,
-    overscan: 20,
-    getItemKey: (i) => lines[i]!.seq,
-  });
+  const programmatic = useRef(-1);
+  const lastTop = useRef(0);
+  const count = lines.length;
+  // Rows of one height: what is on screen follows from the scroll position alone, whatever the
+  // count; following, the last screenful is rendered in the render that grew the list.
+  const { first, last, total: height, height: viewHeight } = useFixedRows(viewport, count, ROW_HEIGHT, follow ? 2 : 12, follow);
+  const slots = slotCount(last - first + 1);
+  // One click handler for every row, whatever changed since (rows are memoized).
+  const latest = useRef({ selected, onSelect, onFollow });
+  latest.current = { selected, onSelect, onFollow };
+  const select = useCallback((seq: number) => {
+    const now = latest.current;
+    now.onSelect(seq === now.selected ? undefined : seq);
+    // A line being read stays where it is.
+    now.onFollow(false);
+  }, []);
 
-  // The user moved the list up, away from the tail, since our last scroll to the bottom. (A
-  // shrinking list clamps scrollTop, and measuring rows nudges it; neither leaves the bottom.)
-  const leftTail = (el: HTMLElement) => el.scrollTop < programmaticTop.current - 5 && el.scrollHeight - el.scrollTop - el.clientHeight >= 30;
-
-  const toBottom = () => {
+  const setScroll = (top: number) => {
     const el = viewport.current;
     if (!el) return;
-    // A scroll up whose event has not been dispatched yet must not be undone by following.
-    if (leftTail(el)) {
-      onFollow(false);
-      return;
-    }
-    programmaticAt.current = Date.now();
-    el.scrollTop = el.scrollHeight;
-    programmaticTop.current = el.scrollTop;
+    const clamped = Math.max(0, Math.min(top, count * ROW_HEIGHT - el.clientHeight));
+    if (Math.abs(el.scrollTop - clamped) < 1) return;
+    programmatic.current = clamped;
+    el.scrollTop = clamped;
   };
 
-  // Follow the tail: after each change, and again once rows are measured. Turning Follow on
-  // (the switch, or scrolling back down) moves to the tail from wherever the list is.
-  const wasFollowing = useRef(follow);
+  // Follow: stay on the newest line; turning Follow on (the switch, or scrolling back down) moves there from anywhere.
   useLayoutEffect(() => {
-    const turnedOn = follow && !wasFollowing.current;
-    wasFollowing.current = follow;
-    if (!follow || !lines.length) return;
-    if (turnedOn) programmaticTop.current = 0;
-    toBottom();
-    const frame = requestAnimationFrame(toBottom);
-    return () => cancelAnimationFrame(frame);
-  }, [follow, lines, virtualizer.getTotalSize()]);
+    if (follow) setScroll(count * ROW_HEIGHT - viewHeight);
+  }, [count, follow, viewHeight]);
 
+  // Scrolling up pauses following; scrolling back to the bottom resumes it. Our own scrolls are not the user's.
   const onScroll = () => {
     const el = viewport.current;
     if (!el) return;
-    // Ignore the echo of our own scroll to the bottom, but never a move up by the user.
-    if (!leftTail(el) && Date.now() - programmaticAt.current < 120) return;
-    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 30;
-    if (atBottom !== follow) onFollow(atBottom);
+    const top = el.scrollTop;
+    if (programmatic.current >= 0 && Math.abs(top - programmatic.current) < 2) programmatic.current = -1;
+    else {
+      const atBottom = el.scrollHeight - top - el.clientHeight < ROW_HEIGHT * 1.5;
+      if (atBottom && top > lastTop.current && !follow) onFollow(true);
+      else if (!atBottom && top < lastTop.current - 2 && follow) onFollow(false);
+    }
+    lastTop.current = top;
   };
 
-  if (!lines.length) {
-    return (
-      <div className={classes.viewport} data-testid="log-lines" style={{ contain: 'none' }}>
+  // The keyboard moves the selection (and keeps it in view); Escape closes the line's pane.
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const at = selected === undefined ? -1 : indexOfSeq(lines, selected);
+    const step = event.key === 'ArrowDown' ? 1 : event.key === 'ArrowUp' ? -1 : 0;
+    if (event.key === 'Escape' && selected !== undefined) onSelect(undefined);
+    else if (step && count) {
+      const index = Math.max(0, Math.min(count - 1, at < 0 ? (step > 0 ? first : last) : at + step));
+      onSelect(lines[index]!.seq);
+      onFollow(false);
+      const el = viewport.current;
+      if (el && index * ROW_HEIGHT < el.scrollTop) setScroll(index * ROW_HEIGHT);
+      else if (el && (index + 1) * ROW_HEIGHT > el.scrollTop + el.clientHeight) setScroll((index + 1) * ROW_HEIGHT - el.clientHeight);
+    } else return;
+    event.preventDefault();
+  };
+
+  // (The scroll element is there with or without lines: the rows' range measures it once.)
+  const rows = [];
+  for (let index = first; index <= last; index++) {
+    const line = lines[index]!;
+    rows.push(
+      <LogRow
+        key={index % slots}
+        line={line}
+        top={index * ROW_HEIGHT}
+        name={nameOf(line.serverId)}
+        selected={line.seq === selected}
+        onSelect={select}
+      />,
+    );
+  }
+  return (
+    <div
+      ref={viewport}
+      className={`${classes.viewport} ${selected !== undefined ? classes.withDetail : ''}`}
+      onScroll={onScroll}
+      onKeyDown={onKeyDown}
+      tabIndex={0}
+      role="list"
+      aria-label="Log lines"
+      data-testid="log-lines"
+      data-row-height={ROW_HEIGHT}
+    >
+      {count ? (
+        <div style={{ height, position: 'relative' }}>{rows}</div>
+      ) : (
         <Text c="dimmed" size="sm" p="sm">
           {!loaded ? 'Loading…' : total ? 'No lines match the filters.' : 'No log lines yet. Server log notifications, stderr of stdio servers and Switchboard’s own errors appear here.'}
         </Text>
-      </div>
-    );
-  }
+      )}
+    </div>
+  );
+}
 
+/** Where the line with this seq is in `lines` (ascending seqs), or -1. */
+function indexOfSeq(lines: StoredLine[], seq: number): number {
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = lines[mid]!.seq;
+    if (at === seq) return mid;
+    if (at < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Lines in a text (the first 100,000 characters are counted). */
+function lineCount(text: string): number {
+  let n = 1;
+  const end = Math.min(text.length, 100_000);
+  for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 10) n++;
+  return n;
+}
+
+/**
+ * One line of the log, one row high: its text on one line (line breaks shown as ⏎, cut at
+ * ROW_CHARS, the rest ellipsized). A longer or multi-line text says so; clicking the row shows it
+ * whole below the list.
+ */
+const LogRow = memo(function LogRow({ line, top, name, selected, onSelect }: { line: StoredLine; top: number; name: string; selected: boolean; onSelect(seq: number): void }) {
+  const lines = lineCount(line.text);
+  const shown = oneLine(line.text);
   return (
-    <div ref={viewport} className={classes.viewport} onScroll={onScroll} data-testid="log-lines">
-      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-        {virtualizer.getVirtualItems().map((v) => {
-          const line = lines[v.index]!;
-          const shown = expanded.has(line.seq) ? line.text : clip(line.text);
-          const clipped = shown.length < line.text.length;
-          return (
-            <div
-              key={v.key}
-              data-index={v.index}
-              ref={virtualizer.measureElement}
-              className={`${classes.row} ${classes[`row-${line.level}`] ?? ''}`}
-              style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
-              data-testid="log-line"
-              data-level={line.level}
-              data-source={line.source}
-              data-server-id={line.serverId ?? ''}
-            >
-              <span className={classes.time} title={new Date(line.ts).toISOString()}>
-                {formatTime(line.ts)}
-              </span>
-              <span className={`${classes.tag} ${classes[`level-${line.level}`] ?? ''}`} data-testid="log-level-tag">
-                {line.level}
-              </span>
-              <span className={`${classes.tag} ${classes[`src-${line.source}`] ?? ''}`}>{SOURCE_LABEL[line.source] ?? line.source}</span>
-              <span className={classes.server} title={nameOf(line.serverId)}>
-                {nameOf(line.serverId)}
-              </span>
-              <span className={classes.text} data-testid="log-text">
-                {shown}
-                {clipped && (
-                  <button type="button" className={classes.more} onClick={() => setExpanded((old) => new Set(old).add(line.seq))} data-testid="log-more">
-                    … {(line.text.length - shown.length).toLocaleString()} more characters
-                  </button>
-                )}
-                <Button size="compact-xs" variant="default" className={classes.rowCopy} onClick={() => void copyText(line.text)} aria-label="Copy line">
-                  Copy
-                </Button>
-              </span>
-            </div>
-          );
-        })}
-      </div>
+    <div
+      className={`${classes.row} ${classes[`row-${line.level}`] ?? ''} ${selected ? classes.selected : ''}`}
+      style={{ transform: `translateY(${top}px)` }}
+      onClick={() => onSelect(line.seq)}
+      role="listitem"
+      aria-selected={selected}
+      data-testid="log-line"
+      data-seq={line.seq}
+      data-level={line.level}
+      data-source={line.source}
+      data-server-id={line.serverId ?? ''}
+    >
+      <span className={classes.time} title={new Date(line.ts).toISOString()}>
+        {formatTime(line.ts)}
+      </span>
+      <span className={`${classes.tag} ${classes[`level-${line.level}`] ?? ''}`} data-testid="log-level-tag">
+        {line.level}
+      </span>
+      <span className={`${classes.tag} ${classes[`src-${line.source}`] ?? ''}`}>{SOURCE_LABEL[line.source] ?? line.source}</span>
+      <span className={classes.server} title={name}>
+        {name}
+      </span>
+      <span className={classes.text} data-testid="log-text">
+        {shown}
+      </span>
+      {(lines > 1 || shown.length < line.text.length) && (
+        <span className={classes.more} data-testid="log-more" title="Click the line to read it whole">
+          {lines > 1 ? `${lines.toLocaleString()} lines` : `${line.text.length.toLocaleString()} chars`}
+        </span>
+      )}
+      <button
+        type="button"
+        className={classes.rowCopy}
+        onClick={(e) => {
+          e.stopPropagation();
+          void copyText(line.text);
+        }}
+        aria-label="Copy line"
+      >
+        Copy
+      </button>
+    </div>
+  );
+});
+
+/** A row's text on one line: line breaks as ⏎, at most ROW_CHARS characters. */
+function oneLine(text: string): string {
+  const cut = text.length > ROW_CHARS ? text.slice(0, ROW_CHARS) : text;
+  return cut.includes('\n') ? cut.replace(/\r?\n/g, ' ⏎ ') : cut;
+}
+
+/** The selected line whole, below the list: its time, level, source and server, and its text (the first DETAIL_CHARS shown; Copy takes all). */
+function LogDetail({ line, name, onClose }: { line: StoredLine; name: string; onClose(): void }) {
+  const [copied, setCopied] = useState(false);
+  const cut = line.text.length > DETAIL_CHARS;
+  return (
+    <div className={classes.detail} data-testid="log-detail" data-seq={line.seq}>
+      <Group gap="xs" wrap="nowrap" justify="space-between" className={classes.detailHead}>
+        <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
+          <span className={classes.time}>{new Date(line.ts).toISOString()}</span>
+          <span className={`${classes.tag} ${classes[`level-${line.level}`] ?? ''}`}>{line.level}</span>
+          <span className={`${classes.tag} ${classes[`src-${line.source}`] ?? ''}`}>{SOURCE_LABEL[line.source] ?? line.source}</span>
+          <span className={classes.server} title={name}>
+            {name}
+          </span>
+          <Text size="xs" c="dimmed">
+            {lineCount(line.text).toLocaleString()} {lineCount(line.text) === 1 ? 'line' : 'lines'} · {line.text.length.toLocaleString()} characters
+          </Text>
+        </Group>
+        <Group gap={4} wrap="nowrap">
+          <Button
+            size="compact-xs"
+            variant="default"
+            onClick={() =>
+              void copyText(line.text).then(() => {
+                setCopied(true);
+                setTimeout(() => setCopied(false), 1200);
+              })
+            }
+            data-testid="log-detail-copy"
+          >
+            {copied ? 'Copied' : 'Copy'}
+          </Button>
+          <Button size="compact-xs" variant="subtle" onClick={onClose} aria-label="Close the line" data-testid="log-detail-close">
+            Close
+          </Button>
+        </Group>
+      </Group>
+      <pre className={classes.detailText} data-testid="log-detail-text">
+        {cut ? line.text.slice(0, DETAIL_CHARS) : line.text}
+        {cut && <span className={classes.dimmed}>{`\n… ${(line.text.length - DETAIL_CHARS).toLocaleString()} more characters (Copy takes them all)`}</span>}
+      </pre>
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { isProxyServerId } from '../../../../contract/proxy';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
 import { useFixedRows } from '../../components/fixed-rows';
+import { slotCount } from '../../components/row-range';
 import { useTraceBuffer } from '../../state/live';
 import { useVersion } from '../../state/useStore';
 import {
@@ -313,18 +314,6 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
       </div>
     </div>
   );
-}
-
-/**
- * Rows are keyed by slot (index modulo a power of two at least as large as the rows rendered), not
- * by seq: a row leaving the screen gives its elements to the row arriving, which React fills with
- * new text. While following a flood every batch replaces the whole screenful, and new elements cost
- * a style recalc and a layout each; reused ones only change their text.
- */
-function slotCount(rendered: number): number {
-  let slots = 64;
-  while (slots < rendered) slots *= 2;
-  return slots;
 }
 
 function serverName(names: ReadonlyMap<string, string>, id: string): string {
