@@ -115,6 +115,24 @@ describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
     });
   }
 
+  it('calls that start and end staggered, with moments when none runs, each keep their own seqs', async () => {
+    // (With no call running the request context is switched off, and the next call switches it on again.)
+    const before = await call(core, 'callTool', { serverId: ids.legacy, tool: 'slow_count', args: { steps: 1, delayMs: 5 } });
+    expectOwnExchange(core, before.traceSeq, before.responseSeq, 'slow_count', { steps: 1, delayMs: 5 }, 'result');
+    const slow = { steps: 4, delayMs: 60 };
+    const a = call(core, 'callTool', { serverId: ids.legacy, tool: 'slow_count', args: slow });
+    const fast = { steps: 1, delayMs: 20 };
+    const b = await call(core, 'callTool', { serverId: ids.modern, tool: 'slow_count', args: fast });
+    const late = { steps: 2, delayMs: 30 };
+    const c = call(core, 'callTool', { serverId: ids.legacy, tool: 'slow_count', args: late });
+    const [doneA, doneC] = await Promise.all([a, c]);
+    expectOwnExchange(core, doneA.traceSeq, doneA.responseSeq, 'slow_count', slow, 'result');
+    expectOwnExchange(core, b.traceSeq, b.responseSeq, 'slow_count', fast, 'result');
+    expectOwnExchange(core, doneC.traceSeq, doneC.responseSeq, 'slow_count', late, 'result');
+    const after = await call(core, 'callTool', { serverId: ids.modern, tool: 'slow_count', args: { steps: 1, delayMs: 1 } });
+    expectOwnExchange(core, after.traceSeq, after.responseSeq, 'slow_count', { steps: 1, delayMs: 1 }, 'result');
+  });
+
   it('concurrent failures too: each JSON-RPC error names its own request', async () => {
     const first = { message: 'first' };
     const second = { message: 'second' };
