@@ -93,6 +93,43 @@ describe('published reference servers beside a hostile one', () => {
     expect(text(await call(ids.filesystem!, 'read_text_file', { path: join(files, 'hello.txt') }))).toContain('hello from the field');
   });
 
+  it("server-everything's simulated logging: each line at the level it names, in main's log feed, pushed to a window with a lease", async () => {
+    type Line = { id: number; level: string; source: string; serverId?: string; text: string };
+    const server = ids.everythingStdio!;
+    const pushes: { lines: Line[]; partial?: boolean }[] = [];
+    const stop = client.onEvent((event, payload) => event === 'logBatch' && pushes.push(payload as { lines: Line[]; partial?: boolean }));
+    const simulated = async () => (await client.ok<{ lines: Line[] }>('recentLogs')).lines.filter((l) => l.serverId === server && l.source === 'server');
+    const before = (await simulated()).length;
+    try {
+      // Every level is sent (the server respects the client's level), and this window holds a log-feed lease.
+      await client.ok('setLogLevel', { serverId: server, level: 'debug' });
+      expect(await client.ok('logFeed', { lease: 'field-test', full: true })).toMatchObject({ full: true });
+      expect(text(await call(server, 'toggle-simulated-logging'))).toContain('Started simulated');
+      // One line at once, then one every 5 s.
+      const deadline = Date.now() + 30_000;
+      let lines = await simulated();
+      while (lines.length < before + 2 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        lines = await simulated();
+      }
+      const fresh = lines.slice(before);
+      expect(fresh.length).toBeGreaterThanOrEqual(2);
+      for (const line of fresh) {
+        // "Debug-level message", "Alert level-message", …: the level it names is the level it has.
+        const named = /^(\w+)[- ]level/i.exec(line.text.replace(/^\[[^\]]*\]\s*/, ''))?.[1]?.toLowerCase();
+        expect(named, line.text).toBe(line.level);
+      }
+      // Main's ids rise, and every one of these lines was pushed, whole, to this window.
+      expect(fresh.map((l) => l.id)).toEqual([...fresh.map((l) => l.id)].sort((a, b) => a - b));
+      await expect.poll(() => pushes.flatMap((p) => p.lines).filter((l) => fresh.some((f) => f.id === l.id)).length, { timeout: 5_000 }).toBe(fresh.length);
+      expect(pushes.some((p) => p.partial)).toBe(false);
+    } finally {
+      stop();
+      await client.ok('logFeed', { lease: 'field-test', full: false });
+      expect(text(await call(server, 'toggle-simulated-logging'))).toContain('Stopped simulated');
+    }
+  }, 60_000);
+
   it('a 5,000-deep answer from the hostile server is cut and shown; every published server still answers', async () => {
     const deep = await call(ids.hostile!, 'deep_structured', { depth: 5000 });
     let node: unknown = deep.result.structuredContent;
