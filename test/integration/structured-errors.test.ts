@@ -116,9 +116,10 @@ describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
   }
 
   it('calls that start and end staggered, with moments when none runs, each keep their own seqs', async () => {
-    // (With no call running the request context is switched off, and the next call switches it on again.)
+    // (A second after the last call the request context is switched off; the next call switches it on again.)
     const before = await call(core, 'callTool', { serverId: ids.legacy, tool: 'slow_count', args: { steps: 1, delayMs: 5 } });
     expectOwnExchange(core, before.traceSeq, before.responseSeq, 'slow_count', { steps: 1, delayMs: 5 }, 'result');
+    await new Promise((r) => setTimeout(r, 1_200));
     const slow = { steps: 4, delayMs: 60 };
     const a = call(core, 'callTool', { serverId: ids.legacy, tool: 'slow_count', args: slow });
     const fast = { steps: 1, delayMs: 20 };
@@ -129,6 +130,7 @@ describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
     expectOwnExchange(core, doneA.traceSeq, doneA.responseSeq, 'slow_count', slow, 'result');
     expectOwnExchange(core, b.traceSeq, b.responseSeq, 'slow_count', fast, 'result');
     expectOwnExchange(core, doneC.traceSeq, doneC.responseSeq, 'slow_count', late, 'result');
+    await new Promise((r) => setTimeout(r, 1_200));
     const after = await call(core, 'callTool', { serverId: ids.modern, tool: 'slow_count', args: { steps: 1, delayMs: 1 } });
     expectOwnExchange(core, after.traceSeq, after.responseSeq, 'slow_count', { steps: 1, delayMs: 1 }, 'result');
   });

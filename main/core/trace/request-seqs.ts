@@ -33,9 +33,12 @@ const context = new AsyncLocalStorage<Context>();
 /**
  * Requests running inside `context`. Node 20's AsyncLocalStorage keeps its promise hook on from
  * the first `run` (every promise main makes then pays it: ~0.6 KB and ~2 µs per notification of a
- * log flood); with no request running it is turned off (`disable`) until the next `run`.
+ * log flood); once no request has run for IDLE_OFF_MS it is turned off (`disable`) until the next
+ * `run`. Not at once: calls one after another would switch V8's promise hook on and off each time.
  */
 let running = 0;
+let idleOff: NodeJS.Timeout | undefined;
+const IDLE_OFF_MS = 1000;
 
 class RequestSeqTracker {
   /** Requests sent and not yet answered, by request seq. */
@@ -49,13 +52,17 @@ class RequestSeqTracker {
   async run<T>(server: string, method: string, fn: (seqs: RequestSeqs) => Promise<T>): Promise<T> {
     const ctx: Context = { server, method, seqs: {}, done: false };
     running++;
+    clearTimeout(idleOff);
     try {
       return await context.run(ctx, () => fn(ctx.seqs));
     } finally {
       // Timers and streams started inside keep the context: it must not match anything later.
       ctx.done = true;
       if (ctx.seqs.requestSeq !== undefined) this.awaiting.delete(ctx.seqs.requestSeq);
-      if (--running === 0) context.disable();
+      if (--running === 0) {
+        idleOff = setTimeout(() => running === 0 && context.disable(), IDLE_OFF_MS);
+        idleOff.unref();
+      }
     }
   }
 
