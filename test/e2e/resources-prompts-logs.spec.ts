@@ -330,4 +330,11 @@ test('logs: hostile text stays text; a flood stays a virtualized list that follo
   await page.getByTestId('log-follow').check();
   await expect(logLine(page, { text: 'flood 5000/5000' })).toBeInViewport();
   await expect(page.getByTestId('log-follow')).toBeChecked();
+
+  // The newest line, clicked at the bottom of the list: the pane opens below, the list grows
+  // shorter, and the line stays in view (following stops while it is read).
+  await logLine(page, { text: 'flood 5000/5000' }).click();
+  await expect(page.getByTestId('log-detail')).toContainText('flood 5000/5000');
+  await expect(logLine(page, { text: 'flood 5000/5000' })).toBeInViewport({ ratio: 1 });
+  await expect(page.getByTestId('log-follow')).not.toBeChecked();
 });

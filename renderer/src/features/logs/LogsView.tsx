@@ -59,7 +59,10 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const [text, setText] = useState('');
   const [follow, setFollow] = useState(true);
   const [copied, setCopied] = useState(false);
-  const [selected, setSelected] = useState<number>();
+  // The line shown whole, by seq in its store (another source's seqs are other lines).
+  const [selection, setSelection] = useState<{ store: object; seq: number }>();
+  const selected = selection?.store === store ? selection.seq : undefined;
+  const setSelected = (seq: number | undefined) => setSelection(seq === undefined ? undefined : { store, seq });
   const filtered = useMemo(() => new FilteredLines(), [store]);
 
   const filter = useMemo<LogFilter>(
@@ -250,18 +253,27 @@ function LogList({
     lastTop.current = top;
   };
 
-  // The keyboard moves the selection (and keeps it in view); Escape closes the line's pane.
+  // A newly selected line is in view, in the list as high as it is with the pane open (the
+  // class that shrinks it is applied by now: clientHeight reads the new height).
+  useLayoutEffect(() => {
+    const el = viewport.current;
+    const index = selected === undefined ? -1 : indexOfSeq(lines, selected);
+    if (!el || index < 0) return;
+    if (index * ROW_HEIGHT < el.scrollTop) setScroll(index * ROW_HEIGHT);
+    else if ((index + 1) * ROW_HEIGHT > el.scrollTop + el.clientHeight) setScroll((index + 1) * ROW_HEIGHT - el.clientHeight);
+  }, [selected]);
+
+  // The keyboard moves the selection (from the first or last line in view when there is none); Escape closes the line's pane.
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const el = viewport.current;
     const at = selected === undefined ? -1 : indexOfSeq(lines, selected);
     const step = event.key === 'ArrowDown' ? 1 : event.key === 'ArrowUp' ? -1 : 0;
     if (event.key === 'Escape' && selected !== undefined) onSelect(undefined);
-    else if (step && count) {
-      const index = Math.max(0, Math.min(count - 1, at < 0 ? (step > 0 ? first : last) : at + step));
+    else if (step && count && el) {
+      const inView = step > 0 ? Math.ceil(el.scrollTop / ROW_HEIGHT) : Math.floor((el.scrollTop + el.clientHeight) / ROW_HEIGHT) - 1;
+      const index = Math.max(0, Math.min(count - 1, at < 0 ? inView : at + step));
       onSelect(lines[index]!.seq);
       onFollow(false);
-      const el = viewport.current;
-      if (el && index * ROW_HEIGHT < el.scrollTop) setScroll(index * ROW_HEIGHT);
-      else if (el && (index + 1) * ROW_HEIGHT > el.scrollTop + el.clientHeight) setScroll((index + 1) * ROW_HEIGHT - el.clientHeight);
     } else return;
     event.preventDefault();
   };
