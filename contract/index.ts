@@ -885,6 +885,8 @@ export const methods = {
 
 export const events = {
   serverState: ServerStatus,
+  /** A server was removed (by any window, or a client of browser mode): views drop it and what they hold of it. */
+  serverRemoved: z.object({ id: ServerId }),
   /** New log lines, at most every 100 ms; `partial`: the push's older lines were left out (no `logFeed` lease runs). */
   logBatch: z.object({ lines: z.array(LogLine), partial: z.boolean().optional() }),
   /** New trace events, a few times a second; large bodies are left out (fetch them with traceEvent). */

@@ -91,7 +91,7 @@ export const METHOD_NAMES = [
   'otlpSend',
 ] as const;
 
-export const EVENT_NAMES = ['serverState', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync', 'driftChanged', 'recordingsChanged', 'proxySessionsChanged', 'checkProgress'] as const;
+export const EVENT_NAMES = ['serverState', 'serverRemoved', 'logBatch', 'traceBatch', 'snapshot', 'callProgress', 'resourceUpdated', 'requestPending', 'requestResolved', 'elicitationComplete', 'taskStatus', 'authChanged', 'signInPrompt', 'signInEnded', 'resync', 'driftChanged', 'recordingsChanged', 'proxySessionsChanged', 'checkProgress'] as const;
 
 export type MethodName = (typeof METHOD_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -73,6 +73,7 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
       await ctx.connections.remove(id);
       ctx.trace.snapshots.forget(id);
       info.forget(id);
+      ctx.events.emit('serverRemoved', { id });
       return { removed: true };
     },
     connectServer: async ({ id }) => {
