@@ -5,7 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtures/everything/harness';
-import { openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
+import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import { COUNTER_URI, completionOption, logLine, startWatchableServer, type WatchableServer, promptItem, resourceItem, serverId, setMinLevel, showView, templateItem, toggleSource, typeForCompletions, waitConnected } from './support/resources';
 import { addServer, callTool, shellQuote } from './support/ui';
 import { bothThemes } from './support/screenshots';
@@ -337,4 +337,25 @@ test('logs: hostile text stays text; a flood stays a virtualized list that follo
   await expect(page.getByTestId('log-detail')).toContainText('flood 5000/5000');
   await expect(logLine(page, { text: 'flood 5000/5000' })).toBeInViewport({ ratio: 1 });
   await expect(page.getByTestId('log-follow')).not.toBeChecked();
+});
+
+test('logs: a server removed elsewhere leaves the sidebar; its lines keep its name and an entry in the server filter', async ({ page }) => {
+  await openApp(page, app);
+  await waitConnected(page, STDIO);
+  const stdioId = await serverId(page, STDIO);
+  await showView(page, 'logs');
+  await page.getByTestId('log-filter-text').fill('everything: ready');
+  await expect(logLine(page, { source: 'stderr', text: 'everything: ready' }).first()).toBeVisible();
+  expect((await mainCall(app, 'removeServer', { id: stdioId })).ok).toBe(true);
+  await expect(page.getByTestId('server-item').filter({ hasText: STDIO })).toHaveCount(0);
+  // (The entry is looked for when the list opens, not on every tick.)
+  await page.getByTestId('log-filter-server').click();
+  // (By the name it had: this page saw it go.)
+  const entry = page.getByRole('option', { name: `${STDIO} (removed)` });
+  await expect(entry).toBeVisible();
+  await bothThemes(page, 'logs-server-filter-removed');
+  await entry.click();
+  await expect(page.getByTestId('log-filter-server')).toHaveValue(`${STDIO} (removed)`);
+  await expect(logLine(page, { source: 'stderr', text: 'everything: ready' }).first()).toContainText(`${STDIO} (removed)`);
+  await expect(page.locator(`[data-testid="log-line"]:not([data-server-id="${stdioId}"])`)).toHaveCount(0);
 });

@@ -11,6 +11,7 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import type { LogLine, ServerStatus } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { useApi } from '../../api/context';
+import { removedServerNames } from '../../app/useServers';
 import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
 import { useFixedRows } from '../../components/fixed-rows';
@@ -78,22 +79,31 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   }, [lines, selected]);
 
   const proxies = useStore(getProxySessions(api).sessions);
-  const names = useMemo(() => new Map([...(importedServers.get(sourceId) ?? []), ...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))].map((s) => [s.id, s.name])), [servers, sourceId, proxies]);
+  const names = useMemo(
+    () =>
+      new Map([
+        ...[...removedServerNames].map(([id, name]) => [id, `${name} (removed)`] as const),
+        ...[...(importedServers.get(sourceId) ?? []), ...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))].map((s) => [s.id, s.name] as const),
+      ]),
+    [servers, sourceId, proxies],
+  );
   const nameOf = (id?: string) => (id ? (names.get(id) ?? id) : 'Switchboard');
+  // Servers removed since whose lines are still here keep a filter entry. Looking for them reads
+  // every line: done when the list opens (and for the server chosen), not on every tick of a flood.
+  const [optionsOpened, setOptionsOpened] = useState(0);
   const serverOptions = useMemo(() => {
     const ids = new Set([...servers.map((s) => s.id), ...proxies.map((p) => p.id)]);
-    // Lines of servers removed since still deserve a filter entry.
     const gone = new Set<string>();
-    for (const l of store.lines) if (l.serverId && !ids.has(l.serverId)) gone.add(l.serverId);
+    if (server !== ALL && server !== APP && !ids.has(server)) gone.add(server);
+    if (optionsOpened) for (const l of store.lines) if (l.serverId && !ids.has(l.serverId)) gone.add(l.serverId);
     return [
       { value: ALL, label: 'All servers' },
       { value: APP, label: 'Switchboard itself' },
       ...servers.map((s) => ({ value: s.id, label: s.name })),
       ...proxies.map((p) => ({ value: p.id, label: `${p.info.name} (proxied)` })),
-      ...[...gone].map((id) => ({ value: id, label: `${id} (removed)` })),
+      ...[...gone].map((id) => ({ value: id, label: removedServerNames.has(id) ? `${removedServerNames.get(id)} (removed)` : `${id} (removed)` })),
     ];
-    // store.lines changes identity rarely; the version tick re-renders anyway.
-  }, [servers, proxies, store.lines.length]);
+  }, [servers, proxies, server, optionsOpened, store]);
 
   const asText = () => lines.map((l) => `${new Date(l.ts).toISOString()}  ${l.level.toUpperCase().padEnd(7)}  ${l.source.padEnd(6)}  ${nameOf(l.serverId)}  ${l.text}`).join('\n');
 
@@ -136,7 +146,17 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
             ))}
           </Group>
         </Chip.Group>
-        <Select size="xs" w={190} data={serverOptions} value={server} onChange={(v) => setServer(v ?? ALL)} allowDeselect={false} aria-label="Server" data-testid="log-filter-server" />
+        <Select
+          size="xs"
+          w={190}
+          data={serverOptions}
+          value={server}
+          onChange={(v) => setServer(v ?? ALL)}
+          onDropdownOpen={() => setOptionsOpened((n) => n + 1)}
+          allowDeselect={false}
+          aria-label="Server"
+          data-testid="log-filter-server"
+        />
       </ListHeader>
       <Group gap="xs" wrap="nowrap" align="center" justify="space-between">
         <Text size="xs" c="dimmed" data-testid="log-count" data-last-id={lines.at(-1)?.id ?? 0}>
