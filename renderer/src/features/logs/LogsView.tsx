@@ -105,24 +105,10 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
     ];
   }, [servers, proxies, server, optionsOpened, store]);
 
-  const asText = () => lines.map((l) => `${new Date(l.ts).toISOString()}  ${l.level.toUpperCase().padEnd(7)}  ${l.source.padEnd(6)}  ${nameOf(l.serverId)}  ${l.text}`).join('\n');
-
-  return (
-    <Stack gap="xs" data-testid="logs-view" data-source={sourceId}>
-      {recorded && (
-        <Alert color="orange" variant="light" p="xs" data-testid="logs-read-only">
-          <Group gap="xs" justify="space-between" wrap="nowrap">
-            <Text size="xs">
-              Read-only: the log lines of <b>{nav.source.name}</b> (stderr, servers&apos; log notifications and errors, from its trace).
-              {recorded.error ? ` Could not read them: ${recorded.error}` : ''}
-              {recorded.cut ? ` Its first ${KEEP.toLocaleString()} lines are shown; Traffic has every event.` : ''}
-            </Text>
-            <Button size="compact-xs" variant="subtle" onClick={() => navigation.useSource({ id: 'live', name: 'Live' })} data-testid="logs-back-to-live">
-              Back to live
-            </Button>
-          </Group>
-        </Alert>
-      )}
+  // The filters re-render when a filter changes, not on every tick of the list (Mantine's Select,
+  // chips and tooltips are most of a render).
+  const filterBar = useMemo(
+    () => (
       <ListHeader query={text} onQuery={setText} placeholder="Filter text" label="Filter log text" testId="log-filter-text" minWidth={160}>
         <Tooltip label="Minimum level: this level and the more severe ones (MCP's eight syslog levels)">
           <NativeSelect
@@ -158,6 +144,29 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
           data-testid="log-filter-server"
         />
       </ListHeader>
+    ),
+    [text, minLevel, sources, serverOptions, server],
+  );
+
+  const asText = () => lines.map((l) => `${new Date(l.ts).toISOString()}  ${l.level.toUpperCase().padEnd(7)}  ${l.source.padEnd(6)}  ${nameOf(l.serverId)}  ${l.text}`).join('\n');
+
+  return (
+    <Stack gap="xs" data-testid="logs-view" data-source={sourceId}>
+      {recorded && (
+        <Alert color="orange" variant="light" p="xs" data-testid="logs-read-only">
+          <Group gap="xs" justify="space-between" wrap="nowrap">
+            <Text size="xs">
+              Read-only: the log lines of <b>{nav.source.name}</b> (stderr, servers&apos; log notifications and errors, from its trace).
+              {recorded.error ? ` Could not read them: ${recorded.error}` : ''}
+              {recorded.cut ? ` Its first ${KEEP.toLocaleString()} lines are shown; Traffic has every event.` : ''}
+            </Text>
+            <Button size="compact-xs" variant="subtle" onClick={() => navigation.useSource({ id: 'live', name: 'Live' })} data-testid="logs-back-to-live">
+              Back to live
+            </Button>
+          </Group>
+        </Alert>
+      )}
+      {filterBar}
       <Group gap="xs" wrap="nowrap" align="center" justify="space-between">
         <Text size="xs" c="dimmed" data-testid="log-count" data-last-id={lines.at(-1)?.id ?? 0}>
           {lines.length.toLocaleString()} of {store.lines.length.toLocaleString()} lines shown
