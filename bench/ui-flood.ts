@@ -256,6 +256,16 @@ async function runOne(browser: Browser, app: BrowserModeApp, fixturePid: number,
       const { profile } = await cdp.send('Profiler.stop');
       printProfile(`${view} ${count}`, profile as unknown as CpuProfile);
     }
+    // The Logs view should still be following, its newest line at the bottom of the list.
+    const tail =
+      view === 'logs'
+        ? await page.evaluate(() => {
+            const list = document.querySelector<HTMLElement>('[data-testid="log-lines"]');
+            const following = document.querySelector<HTMLInputElement>('[data-testid="log-follow"]')?.checked ?? false;
+            const atBottom = !!list && list.scrollHeight - list.scrollTop - list.clientHeight < 2;
+            return `; following the tail: ${following && atBottom ? 'yes' : `no (Follow ${following ? 'on' : 'off'}, ${atBottom ? 'at' : 'not at'} the bottom)`}`;
+          })
+        : '';
     const result = { view, count, spreadMs, frames, lagMs, floodMs, batches: arrivals.length, batchBytes, shown, target };
     console.log(
       `[ui-flood] ${view}, ${count.toLocaleString('en-US')} in ${spreadMs / 1000} s: flood call ${(floodMs / 1000).toFixed(1)} s; ` +
@@ -264,7 +274,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, fixturePid: number,
         `${wsLagMs === null ? '' : ` (${(wsLagMs / 1000).toFixed(2)} s after its batch was reported on the WebSocket)`}; ` +
         `frames p50=${frames.p50} p95=${frames.p95} p99=${frames.p99} max=${frames.max} ms (${frames.frames} frames, ${frames.long} over 50 ms, ${frames.longMs} ms in them); ` +
         `page long tasks ${tasks.count} (${tasks.totalMs} ms, max ${tasks.maxMs} ms, ${tasks.over100} of 100 ms or more); ` +
-        `frames over 50 ms with no page long task in them ${tasks.longFramesWithoutTask} of ${frames.long}`,
+        `frames over 50 ms with no page long task in them ${tasks.longFramesWithoutTask} of ${frames.long}${tail}`,
     );
     if (cpuBefore && cpuAfter) console.log(`[ui-flood]   CPU from the flood's start until the view showed its end: ${describeCpuUse(cpuUsedByRole(cpuBefore, cpuAfter, roleOf(app, fixturePid)), CPU_ROLES, cpuWallMs)}`);
     return result;

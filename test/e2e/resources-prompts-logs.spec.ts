@@ -358,4 +358,6 @@ test('logs: a server removed elsewhere leaves the sidebar; its lines keep its na
   await expect(page.getByTestId('log-filter-server')).toHaveValue(`${STDIO} (removed)`);
   await expect(logLine(page, { source: 'stderr', text: 'everything: ready' }).first()).toContainText(`${STDIO} (removed)`);
   await expect(page.locator(`[data-testid="log-line"]:not([data-server-id="${stdioId}"])`)).toHaveCount(0);
+  // Its last state pushes (its process ending) did not bring it back.
+  await expect(page.getByTestId('server-item').filter({ hasText: STDIO })).toHaveCount(0);
 });

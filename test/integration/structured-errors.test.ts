@@ -8,7 +8,8 @@
 import { execFile } from 'node:child_process';
 import { freePort } from '../support/core-calls';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ContractErrorShape, Envelope, LastCheck, MethodName, Result, ServerStatus } from '../../contract';
 import type { TraceEvent } from '../../contract/trace';
 import { createCore, type Core } from '../../main/core/app';
@@ -117,6 +118,7 @@ describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
 
   it('calls that start and end staggered, with moments when none runs, each keep their own seqs', async () => {
     // (A second after the last call the request context is switched off; the next call switches it on again.)
+    const disable = vi.spyOn(AsyncLocalStorage.prototype, 'disable');
     const before = await call(core, 'callTool', { serverId: ids.legacy, tool: 'slow_count', args: { steps: 1, delayMs: 5 } });
     expectOwnExchange(core, before.traceSeq, before.responseSeq, 'slow_count', { steps: 1, delayMs: 5 }, 'result');
     await new Promise((r) => setTimeout(r, 1_200));
@@ -131,6 +133,8 @@ describe('the everything fixture: JSON-RPC errors and concurrent calls', () => {
     expectOwnExchange(core, b.traceSeq, b.responseSeq, 'slow_count', fast, 'result');
     expectOwnExchange(core, doneC.traceSeq, doneC.responseSeq, 'slow_count', late, 'result');
     await new Promise((r) => setTimeout(r, 1_200));
+    expect(disable.mock.calls.length).toBeGreaterThanOrEqual(2); // after `before`, and after a and c
+    disable.mockRestore();
     const after = await call(core, 'callTool', { serverId: ids.modern, tool: 'slow_count', args: { steps: 1, delayMs: 1 } });
     expectOwnExchange(core, after.traceSeq, after.responseSeq, 'slow_count', { steps: 1, delayMs: 1 }, 'result');
   });

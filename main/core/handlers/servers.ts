@@ -70,10 +70,14 @@ export function serverHandlers(ctx: CoreContext): ServerHandlers {
     removeServer: async ({ id }) => {
       if (!ctx.connections.get(id)) return { removed: false };
       save(configs().filter((c) => c.id !== id));
-      await ctx.connections.remove(id);
-      ctx.trace.snapshots.forget(id);
-      info.forget(id);
-      ctx.events.emit('serverRemoved', { id });
+      try {
+        await ctx.connections.remove(id);
+      } finally {
+        // Gone from the list as soon as remove began: every window hears it, even if disconnecting failed.
+        ctx.trace.snapshots.forget(id);
+        info.forget(id);
+        ctx.events.emit('serverRemoved', { id });
+      }
       return { removed: true };
     },
     connectServer: async ({ id }) => {

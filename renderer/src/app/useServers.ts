@@ -7,6 +7,10 @@ import { useApi } from '../api/context';
  * events still name it (ids are never reused).
  */
 export const removedServerNames = new Map<string, string>();
+/** Ids removed while this page was open: a state pushed late, or a list read in flight, does not bring one back. */
+const removedIds = new Set<string>();
+/** The last name this page heard for each server, for `removedServerNames`. */
+const knownNames = new Map<string, string>();
 
 /** Every configured server with its live state. */
 export function useServers(): { servers: ServerStatus[]; loaded: boolean; refresh: () => void } {
@@ -17,7 +21,8 @@ export function useServers(): { servers: ServerStatus[]; loaded: boolean; refres
   const refresh = useCallback(() => {
     api.listServers().then(
       (list) => {
-        setServers(list);
+        for (const s of list) knownNames.set(s.id, s.name);
+        setServers(list.filter((s) => !removedIds.has(s.id)));
         setLoaded(true);
       },
       () => undefined,
@@ -25,21 +30,17 @@ export function useServers(): { servers: ServerStatus[]; loaded: boolean; refres
   }, [api]);
   useEffect(() => {
     refresh();
-    // Removed here or anywhere else (another window, a script on browser mode's socket). A state
-    // pushed late for a removed server (its process ending) does not bring it back: ids are not reused.
-    const removed = new Set<string>();
+    // Removed here or anywhere else (another window, a script on browser mode's socket).
     const offState = api.on('serverState', (status) => {
-      if (removed.has(status.id)) return;
+      if (removedIds.has(status.id)) return;
+      knownNames.set(status.id, status.name);
       setServers((list) => (list.some((s) => s.id === status.id) ? list.map((s) => (s.id === status.id ? status : s)) : [...list, status]));
     });
     const offRemoved = api.on('serverRemoved', ({ id }) => {
-      removed.add(id);
-      setServers((list) => {
-        const gone = list.find((s) => s.id === id);
-        if (!gone) return list;
-        removedServerNames.set(id, gone.name);
-        return list.filter((s) => s.id !== id);
-      });
+      removedIds.add(id);
+      const name = knownNames.get(id);
+      if (name !== undefined) removedServerNames.set(id, name);
+      setServers((list) => (list.some((s) => s.id === id) ? list.filter((s) => s.id !== id) : list));
     });
     return () => {
       offState();

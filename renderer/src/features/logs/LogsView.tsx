@@ -21,15 +21,13 @@ import { navigation, useNavigation } from '../../state/navigation';
 import { getProxySessions } from '../../state/proxy-sessions';
 import { useStore, useVersion } from '../../state/useStore';
 import { importedServers } from '../traffic';
-import { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LOG_SOURCES, SOURCE_LABEL, getLogStore, type LogFilter, type LogStore, type StoredLine } from './log-store';
+import { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LOG_SOURCES, SOURCE_LABEL, getLogStore, lineCount, oneLine, type LogFilter, type LogStore, type StoredLine } from './log-store';
 import { LogLevelControl } from './LogLevelControl';
 import { RecordedLogStore } from './recorded-lines';
 import classes from './logs.module.css';
 
 /** Every row's height (logs.module.css: an 18 px line, 2 + 2 px padding, a 1 px border). */
 const ROW_HEIGHT = 23;
-/** A row shows at most this much of its text (on one line; the rest is ellipsized). */
-const ROW_CHARS = 400;
 /** The selected line's pane shows at most this much; Copy takes all of it. */
 const DETAIL_CHARS = 200_000;
 const ALL = '*';
@@ -71,12 +69,16 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
     [minLevel, sources, server, text],
   );
   const lines = filtered.update(store, filter);
-  // The line shown whole, while it is still among those shown (a filter or a trim may take it away).
+  // The line shown whole, while it is among those shown. A filter, a trim or another source that
+  // takes it away ends the selection: it does not come back (and scroll there) by itself later.
   const selectedLine = useMemo(() => {
     if (selected === undefined) return undefined;
     const at = indexOfSeq(lines, selected);
     return at < 0 ? undefined : lines[at];
   }, [lines, selected]);
+  useEffect(() => {
+    if (selection && !selectedLine) setSelection(undefined);
+  }, [selection, selectedLine]);
 
   const proxies = useStore(getProxySessions(api).sessions);
   const names = useMemo(
@@ -90,12 +92,12 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const nameOf = (id?: string) => (id ? (names.get(id) ?? id) : 'Switchboard');
   // Servers removed since whose lines are still here keep a filter entry. Looking for them reads
   // every line: done when the list opens (and for the server chosen), not on every tick of a flood.
-  const [optionsOpened, setOptionsOpened] = useState(0);
+  const [optionsOpen, setOptionsOpen] = useState(false);
   const serverOptions = useMemo(() => {
     const ids = new Set([...servers.map((s) => s.id), ...proxies.map((p) => p.id)]);
     const gone = new Set<string>();
     if (server !== ALL && server !== APP && !ids.has(server)) gone.add(server);
-    if (optionsOpened) for (const l of store.lines) if (l.serverId && !ids.has(l.serverId)) gone.add(l.serverId);
+    if (optionsOpen) for (const l of store.lines) if (l.serverId && !ids.has(l.serverId)) gone.add(l.serverId);
     return [
       { value: ALL, label: 'All servers' },
       { value: APP, label: 'Switchboard itself' },
@@ -103,7 +105,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
       ...proxies.map((p) => ({ value: p.id, label: `${p.info.name} (proxied)` })),
       ...[...gone].map((id) => ({ value: id, label: removedServerNames.has(id) ? `${removedServerNames.get(id)} (removed)` : `${id} (removed)` })),
     ];
-  }, [servers, proxies, server, optionsOpened, store]);
+  }, [servers, proxies, server, optionsOpen, store]);
 
   // The filters re-render when a filter changes, not on every tick of the list (Mantine's Select,
   // chips and tooltips are most of a render).
@@ -138,7 +140,8 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
           data={serverOptions}
           value={server}
           onChange={(v) => setServer(v ?? ALL)}
-          onDropdownOpen={() => setOptionsOpened((n) => n + 1)}
+          onDropdownOpen={() => setOptionsOpen(true)}
+          onDropdownClose={() => setOptionsOpen(false)}
           allowDeselect={false}
           aria-label="Server"
           data-testid="log-filter-server"
@@ -265,7 +268,15 @@ function LogList({
 
   // Follow: stay on the newest line; turning Follow on (the switch, or scrolling back down) moves there from anywhere.
   useLayoutEffect(() => {
-    if (follow) setScroll(count * ROW_HEIGHT - viewHeight);
+    const el = viewport.current;
+    if (!follow || !el) return;
+    // The user moved up and its scroll event has not been handled yet (a flood renders in between):
+    // following stops there. (A list trimmed at the front clamps scrollTop too, but to the bottom.)
+    if (el.scrollTop < lastTop.current - 2 && el.scrollHeight - el.scrollTop - el.clientHeight >= ROW_HEIGHT * 1.5) {
+      onFollow(false);
+      return;
+    }
+    setScroll(count * ROW_HEIGHT); // (clamped to the last screenful)
   }, [count, follow, viewHeight]);
 
   // Scrolling up pauses following; scrolling back to the bottom resumes it. Our own scrolls are not the user's.
@@ -308,6 +319,7 @@ function LogList({
   };
 
   // (The scroll element is there with or without lines: the rows' range measures it once.)
+  const active = selected === undefined ? -1 : indexOfSeq(lines, selected);
   const rows = [];
   for (let index = first; index <= last; index++) {
     const line = lines[index]!;
@@ -315,7 +327,7 @@ function LogList({
       <LogRow
         key={index % slots}
         line={line}
-        top={index * ROW_HEIGHT}
+        index={index}
         name={nameOf(line.serverId)}
         selected={line.seq === selected}
         onSelect={select}
@@ -329,13 +341,17 @@ function LogList({
       onScroll={onScroll}
       onKeyDown={onKeyDown}
       tabIndex={0}
-      role="list"
+      role={count ? 'grid' : undefined}
       aria-label="Log lines"
+      aria-rowcount={count || undefined}
+      aria-activedescendant={active >= first && active <= last ? rowId(lines[active]!.seq) : undefined}
       data-testid="log-lines"
       data-row-height={ROW_HEIGHT}
     >
       {count ? (
-        <div style={{ height, position: 'relative' }}>{rows}</div>
+        <div style={{ height, position: 'relative' }} role="rowgroup">
+          {rows}
+        </div>
       ) : (
         <Text c="dimmed" size="sm" p="sm">
           {!loaded ? 'Loading…' : total ? 'No lines match the filters.' : 'No log lines yet. Server log notifications, stderr of stdio servers and Switchboard’s own errors appear here.'}
@@ -359,28 +375,26 @@ function indexOfSeq(lines: StoredLine[], seq: number): number {
   return -1;
 }
 
-/** Lines in a text (the first 100,000 characters are counted). */
-function lineCount(text: string): number {
-  let n = 1;
-  const end = Math.min(text.length, 100_000);
-  for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 10) n++;
-  return n;
-}
+/** The id of a line's row (the grid's active descendant). */
+const rowId = (seq: number) => `log-row-${seq}`;
+
 
 /**
  * One line of the log, one row high: its text on one line (line breaks shown as ⏎, cut at
  * ROW_CHARS, the rest ellipsized). A longer or multi-line text says so; clicking the row shows it
  * whole below the list.
  */
-const LogRow = memo(function LogRow({ line, top, name, selected, onSelect }: { line: StoredLine; top: number; name: string; selected: boolean; onSelect(seq: number): void }) {
+const LogRow = memo(function LogRow({ line, index, name, selected, onSelect }: { line: StoredLine; index: number; name: string; selected: boolean; onSelect(seq: number): void }) {
   const lines = lineCount(line.text);
   const shown = oneLine(line.text);
   return (
     <div
       className={`${classes.row} ${classes[`row-${line.level}`] ?? ''} ${selected ? classes.selected : ''}`}
-      style={{ transform: `translateY(${top}px)` }}
+      style={{ transform: `translateY(${index * ROW_HEIGHT}px)` }}
       onClick={() => onSelect(line.seq)}
-      role="listitem"
+      id={rowId(line.seq)}
+      role="row"
+      aria-rowindex={index + 1}
       aria-selected={selected}
       data-testid="log-line"
       data-seq={line.seq}
@@ -388,24 +402,24 @@ const LogRow = memo(function LogRow({ line, top, name, selected, onSelect }: { l
       data-source={line.source}
       data-server-id={line.serverId ?? ''}
     >
-      <span className={classes.time} title={new Date(line.ts).toISOString()}>
+      <span className={classes.time} title={new Date(line.ts).toISOString()} role="gridcell">
         {formatTime(line.ts)}
       </span>
-      <span className={`${classes.tag} ${classes[`level-${line.level}`] ?? ''}`} data-testid="log-level-tag">
+      <span className={`${classes.tag} ${classes[`level-${line.level}`] ?? ''}`} data-testid="log-level-tag" role="gridcell">
         {line.level}
       </span>
-      <span className={`${classes.tag} ${classes[`src-${line.source}`] ?? ''}`}>{SOURCE_LABEL[line.source] ?? line.source}</span>
-      <span className={classes.server} title={name}>
+      <span className={`${classes.tag} ${classes[`src-${line.source}`] ?? ''}`} role="gridcell">
+        {SOURCE_LABEL[line.source] ?? line.source}
+      </span>
+      <span className={classes.server} title={name} role="gridcell">
         {name}
       </span>
-      <span className={classes.text} data-testid="log-text">
-        {shown}
+      <span className={classes.text} data-testid="log-text" role="gridcell">
+        {shown.text}
       </span>
-      {(lines > 1 || shown.length < line.text.length) && (
-        <span className={classes.more} data-testid="log-more" title="Click the line to read it whole">
-          {lines > 1 ? `${lines.toLocaleString()} lines` : `${line.text.length.toLocaleString()} chars`}
-        </span>
-      )}
+      <span className={classes.more} data-testid={lines > 1 || shown.cut ? 'log-more' : undefined} title={lines > 1 || shown.cut ? 'Click the line to read it whole' : undefined}>
+        {lines > 1 ? `${lines.toLocaleString()} lines` : shown.cut ? `${line.text.length.toLocaleString()} chars` : ''}
+      </span>
       <button
         type="button"
         className={classes.rowCopy}
@@ -421,11 +435,6 @@ const LogRow = memo(function LogRow({ line, top, name, selected, onSelect }: { l
   );
 });
 
-/** A row's text on one line: line breaks as ⏎, at most ROW_CHARS characters. */
-function oneLine(text: string): string {
-  const cut = text.length > ROW_CHARS ? text.slice(0, ROW_CHARS) : text;
-  return cut.includes('\n') ? cut.replace(/\r?\n/g, ' ⏎ ') : cut;
-}
 
 /** The selected line whole, below the list: its time, level, source and server, and its text (the first DETAIL_CHARS shown; Copy takes all). */
 function LogDetail({ line, name, onClose }: { line: StoredLine; name: string; onClose(): void }) {

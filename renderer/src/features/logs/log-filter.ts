@@ -76,3 +76,27 @@ export class FilteredLines {
     return this.result;
   }
 }
+
+/** A row of the Logs view shows at most this much of its text (on one line; the rest is ellipsized). */
+export const ROW_CHARS = 400;
+
+/** Lines in a text (the first 100,000 characters are counted; a line break at the very end starts none). */
+export function lineCount(text: string): number {
+  let n = 1;
+  const end = Math.min(text.length, 100_000);
+  for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 10 && i < text.length - 1) n++;
+  return n;
+}
+
+/**
+ * A row's text on one line: at most ROW_CHARS characters (not cutting a surrogate pair), line
+ * breaks (CR LF, LF, a lone CR, U+2028/2029) as ⏎, other control characters as their visible
+ * pictures (ESC as ␛): nothing in it breaks the row, and nothing in it is invisible.
+ */
+export function oneLine(text: string): { text: string; cut: boolean } {
+  let end = Math.min(text.length, ROW_CHARS);
+  if (end < text.length && end > 0 && (text.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+  const part = end < text.length ? text.slice(0, end) : text;
+  const shown = /[\u0000-\u0008\u000a-\u001f\u007f\u2028\u2029]/.test(part) ? part.replace(/\r\n|[\n\r\u2028\u2029]/g, ' ⏎ ').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => String.fromCharCode(c === '\u007f' ? 0x2421 : 0x2400 + c.charCodeAt(0))) : part;
+  return { text: shown, cut: end < text.length };
+}

@@ -141,4 +141,4 @@ export class LogStore extends Signal {
 
 export const getLogStore = perApi((api) => new LogStore(api));
 
-export { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LEVEL_RANK, LOG_SOURCES, SOURCE_LABEL, type LogFilter, type StoredLine } from './log-filter';
+export { DEFAULT_SOURCES, FilteredLines, KEEP, LEVELS, LEVEL_RANK, LOG_SOURCES, SOURCE_LABEL, lineCount, oneLine, type LogFilter, type StoredLine } from './log-filter';

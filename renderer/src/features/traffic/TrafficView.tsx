@@ -7,6 +7,7 @@ import { Badge, Button, Group, Menu, Switch, Text, TextInput, Tooltip } from '@m
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { isProxyServerId, type ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
+import { removedServerNames } from '../../app/useServers';
 import { LiveContext, useTraceBuffer } from '../../state/live';
 import { useNavigation } from '../../state/navigation';
 import { getProxySessions } from '../../state/proxy-sessions';
@@ -53,7 +54,11 @@ export function TrafficView({ servers }: { servers: ServerStatus[] }) {
 
   const names = useMemo(() => {
     const map = new Map<string, string>();
-    if (isLive) for (const s of [...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))]) map.set(s.id, s.name);
+    if (isLive) {
+      // Servers removed since still have events here: they keep their names.
+      for (const [id, name] of removedServerNames) map.set(id, `${name} (removed)`);
+      for (const s of [...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))]) map.set(s.id, s.name);
+    }
     else for (const s of importedServers.get(sourceId) ?? []) map.set(s.id, s.name);
     return map;
   }, [servers, isLive, sourceId, proxies]);
