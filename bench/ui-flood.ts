@@ -261,7 +261,7 @@ async function runOne(browser: Browser, app: BrowserModeApp, fixturePid: number,
       view === 'logs'
         ? await page.evaluate(() => {
             const list = document.querySelector<HTMLElement>('[data-testid="log-lines"]');
-            const following = document.querySelector<HTMLInputElement>('[data-testid="log-follow"]')?.checked ?? false;
+            const following = (document.querySelector('[data-testid="log-follow"]') as { checked?: boolean } | null)?.checked ?? false;
             const atBottom = !!list && list.scrollHeight - list.scrollTop - list.clientHeight < 2;
             return `; following the tail: ${following && atBottom ? 'yes' : `no (Follow ${following ? 'on' : 'off'}, ${atBottom ? 'at' : 'not at'} the bottom)`}`;
           })
