@@ -257,15 +257,12 @@ async function runOne(browser: Browser, app: BrowserModeApp, fixturePid: number,
       printProfile(`${view} ${count}`, profile as unknown as CpuProfile);
     }
     // The Logs view should still be following, its newest line at the bottom of the list.
-    const tail =
-      view === 'logs'
-        ? await page.evaluate(() => {
-            const list = document.querySelector<HTMLElement>('[data-testid="log-lines"]');
-            const following = (document.querySelector('[data-testid="log-follow"]') as { checked?: boolean } | null)?.checked ?? false;
-            const atBottom = !!list && list.scrollHeight - list.scrollTop - list.clientHeight < 2;
-            return `; following the tail: ${following && atBottom ? 'yes' : `no (Follow ${following ? 'on' : 'off'}, ${atBottom ? 'at' : 'not at'} the bottom)`}`;
-          })
-        : '';
+    let tail = '';
+    if (view === 'logs') {
+      const following = await page.getByTestId('log-follow').isChecked();
+      const atBottom = await page.getByTestId('log-lines').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2);
+      tail = `; following the tail: ${following && atBottom ? 'yes' : `no (Follow ${following ? 'on' : 'off'}, ${atBottom ? 'at' : 'not at'} the bottom)`}`;
+    }
     const result = { view, count, spreadMs, frames, lagMs, floodMs, batches: arrivals.length, batchBytes, shown, target };
     console.log(
       `[ui-flood] ${view}, ${count.toLocaleString('en-US')} in ${spreadMs / 1000} s: flood call ${(floodMs / 1000).toFixed(1)} s; ` +
