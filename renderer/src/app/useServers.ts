@@ -7,6 +7,10 @@ import { useApi } from '../api/context';
  * events still name it (ids are never reused).
  */
 export const removedServerNames = new Map<string, string>();
+/** How views name a removed server: by the name this page knew it by, else by its id. */
+export function removedServerLabel(id: string): string {
+  return `${removedServerNames.get(id) ?? id} (removed)`;
+}
 /** Ids removed while this page was open: a state pushed late, or a list read in flight, does not bring one back. */
 const removedIds = new Set<string>();
 /** The last name this page heard for each server, for `removedServerNames`. */

@@ -11,13 +11,14 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import type { LogLine, ServerStatus } from '../../../../contract';
 import type { SwitchboardApi } from '../../../../contract/client';
 import { useApi } from '../../api/context';
-import { removedServerNames } from '../../app/useServers';
+import { removedServerLabel, removedServerNames } from '../../app/useServers';
 import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
 import { useFixedRows } from '../../components/fixed-rows';
 import { slotCount } from '../../components/row-range';
 import { ListHeader } from '../../components/ListHeader';
 import { navigation, useNavigation } from '../../state/navigation';
+import { findSeq, indexOfSeq } from '../../state/seq-search';
 import { getProxySessions } from '../../state/proxy-sessions';
 import { useStore, useVersion } from '../../state/useStore';
 import { importedServers } from '../traffic';
@@ -71,11 +72,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const lines = filtered.update(store, filter);
   // The line shown whole, while it is among those shown. A filter, a trim or another source that
   // takes it away ends the selection: it does not come back (and scroll there) by itself later.
-  const selectedLine = useMemo(() => {
-    if (selected === undefined) return undefined;
-    const at = indexOfSeq(lines, selected);
-    return at < 0 ? undefined : lines[at];
-  }, [lines, selected]);
+  const selectedLine = useMemo(() => (selected === undefined ? undefined : findSeq(lines, selected)), [lines, selected]);
   useEffect(() => {
     if (selection && !selectedLine) setSelection(undefined);
   }, [selection, selectedLine]);
@@ -84,7 +81,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
   const names = useMemo(
     () =>
       new Map([
-        ...[...removedServerNames].map(([id, name]) => [id, `${name} (removed)`] as const),
+        ...[...removedServerNames.keys()].map((id) => [id, removedServerLabel(id)] as const),
         ...[...(importedServers.get(sourceId) ?? []), ...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))].map((s) => [s.id, s.name] as const),
       ]),
     [servers, sourceId, proxies],
@@ -103,7 +100,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
       { value: APP, label: 'Switchboard itself' },
       ...servers.map((s) => ({ value: s.id, label: s.name })),
       ...proxies.map((p) => ({ value: p.id, label: `${p.info.name} (proxied)` })),
-      ...[...gone].map((id) => ({ value: id, label: removedServerNames.has(id) ? `${removedServerNames.get(id)} (removed)` : `${id} (removed)` })),
+      ...[...gone].map((id) => ({ value: id, label: removedServerLabel(id) })),
     ];
   }, [servers, proxies, server, optionsOpen, store]);
 
@@ -293,25 +290,26 @@ function LogList({
     lastTop.current = top;
   };
 
+  // Where the selected line is among those shown (-1: none).
+  const active = selected === undefined ? -1 : indexOfSeq(lines, selected);
+
   // A newly selected line is in view, in the list as high as it is with the pane open (the
   // class that shrinks it is applied by now: clientHeight reads the new height).
   useLayoutEffect(() => {
     const el = viewport.current;
-    const index = selected === undefined ? -1 : indexOfSeq(lines, selected);
-    if (!el || index < 0) return;
-    if (index * ROW_HEIGHT < el.scrollTop) setScroll(index * ROW_HEIGHT);
-    else if ((index + 1) * ROW_HEIGHT > el.scrollTop + el.clientHeight) setScroll((index + 1) * ROW_HEIGHT - el.clientHeight);
+    if (!el || active < 0) return;
+    if (active * ROW_HEIGHT < el.scrollTop) setScroll(active * ROW_HEIGHT);
+    else if ((active + 1) * ROW_HEIGHT > el.scrollTop + el.clientHeight) setScroll((active + 1) * ROW_HEIGHT - el.clientHeight);
   }, [selected]);
 
   // The keyboard moves the selection (from the first or last line in view when there is none); Escape closes the line's pane.
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const el = viewport.current;
-    const at = selected === undefined ? -1 : indexOfSeq(lines, selected);
     const step = event.key === 'ArrowDown' ? 1 : event.key === 'ArrowUp' ? -1 : 0;
     if (event.key === 'Escape' && selected !== undefined) onSelect(undefined);
     else if (step && count && el) {
       const inView = step > 0 ? Math.ceil(el.scrollTop / ROW_HEIGHT) : Math.floor((el.scrollTop + el.clientHeight) / ROW_HEIGHT) - 1;
-      const index = Math.max(0, Math.min(count - 1, at < 0 ? inView : at + step));
+      const index = Math.max(0, Math.min(count - 1, active < 0 ? inView : active + step));
       onSelect(lines[index]!.seq);
       onFollow(false);
     } else return;
@@ -319,7 +317,6 @@ function LogList({
   };
 
   // (The scroll element is there with or without lines: the rows' range measures it once.)
-  const active = selected === undefined ? -1 : indexOfSeq(lines, selected);
   const rows = [];
   for (let index = first; index <= last; index++) {
     const line = lines[index]!;
@@ -359,20 +356,6 @@ function LogList({
       )}
     </div>
   );
-}
-
-/** Where the line with this seq is in `lines` (ascending seqs), or -1. */
-function indexOfSeq(lines: StoredLine[], seq: number): number {
-  let lo = 0;
-  let hi = lines.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = lines[mid]!.seq;
-    if (at === seq) return mid;
-    if (at < seq) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }
 
 /** The id of a line's row (the grid's active descendant). */
@@ -440,6 +423,7 @@ const LogRow = memo(function LogRow({ line, index, name, selected, onSelect }: {
 function LogDetail({ line, name, onClose }: { line: StoredLine; name: string; onClose(): void }) {
   const [copied, setCopied] = useState(false);
   const cut = line.text.length > DETAIL_CHARS;
+  const lines = lineCount(line.text);
   return (
     <div className={classes.detail} data-testid="log-detail" data-seq={line.seq}>
       <Group gap="xs" wrap="nowrap" justify="space-between" className={classes.detailHead}>
@@ -451,7 +435,7 @@ function LogDetail({ line, name, onClose }: { line: StoredLine; name: string; on
             {name}
           </span>
           <Text size="xs" c="dimmed">
-            {lineCount(line.text).toLocaleString()} {lineCount(line.text) === 1 ? 'line' : 'lines'} · {line.text.length.toLocaleString()} characters
+            {lines.toLocaleString()} {lines === 1 ? 'line' : 'lines'} · {line.text.length.toLocaleString()} characters
           </Text>
         </Group>
         <Group gap={4} wrap="nowrap">

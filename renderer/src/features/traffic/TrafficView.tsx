@@ -7,7 +7,7 @@ import { Badge, Button, Group, Menu, Switch, Text, TextInput, Tooltip } from '@m
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { isProxyServerId, type ServerStatus } from '../../../../contract';
 import { useApi } from '../../api/context';
-import { removedServerNames } from '../../app/useServers';
+import { removedServerLabel, removedServerNames } from '../../app/useServers';
 import { LiveContext, useTraceBuffer } from '../../state/live';
 import { useNavigation } from '../../state/navigation';
 import { getProxySessions } from '../../state/proxy-sessions';
@@ -56,7 +56,7 @@ export function TrafficView({ servers }: { servers: ServerStatus[] }) {
     const map = new Map<string, string>();
     if (isLive) {
       // Servers removed since still have events here: they keep their names.
-      for (const [id, name] of removedServerNames) map.set(id, `${name} (removed)`);
+      for (const id of removedServerNames.keys()) map.set(id, removedServerLabel(id));
       for (const s of [...servers, ...proxies.map((p) => ({ id: p.id, name: p.info.name }))]) map.set(s.id, s.name);
     }
     else for (const s of importedServers.get(sourceId) ?? []) map.set(s.id, s.name);
