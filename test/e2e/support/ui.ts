@@ -8,7 +8,14 @@ export function shellQuote(words: string[]): string {
 export async function addServer(page: Page, server: { name: string; command?: string; url?: string }): Promise<void> {
   await page.getByTestId('add-server-open').click();
   const form = page.getByTestId('add-server-form');
-  await form.getByText(server.url ? 'URL (HTTP)' : 'stdio (command)', { exact: true }).click();
+  // Once in a CI run (1 of 42 callers, 2026-12-07) the kind stayed stdio after this click, and the
+  // URL field never came; the cause is not known (150 tries under load here did not repeat it).
+  // So the click is checked by the radio's state, and made again if it did not take.
+  const kind = server.url ? 'URL (HTTP)' : 'stdio (command)';
+  await expect(async () => {
+    await form.getByText(kind, { exact: true }).click();
+    await expect(form.getByRole('radio', { name: kind, exact: true })).toBeChecked({ timeout: 2_000 });
+  }).toPass({ timeout: 15_000 });
   await form.getByTestId('add-server-name').fill(server.name);
   if (server.url) await form.getByTestId('add-server-url').fill(server.url);
   else await form.getByTestId('add-server-command').fill(server.command ?? '');
