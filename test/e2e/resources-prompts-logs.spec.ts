@@ -9,6 +9,7 @@ import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './supp
 import { COUNTER_URI, completionOption, logLine, startWatchableServer, type WatchableServer, promptItem, resourceItem, serverId, setMinLevel, showView, templateItem, toggleSource, typeForCompletions, waitConnected } from './support/resources';
 import { addServer, callTool, shellQuote } from './support/ui';
 import { bothThemes } from './support/screenshots';
+import { wheelUpStopsFollowing } from './support/wheel';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -337,6 +338,55 @@ test('logs: hostile text stays text; a flood stays a virtualized list that follo
   await expect(page.getByTestId('log-detail')).toContainText('flood 5000/5000');
   await expect(logLine(page, { text: 'flood 5000/5000' })).toBeInViewport({ ratio: 1 });
   await expect(page.getByTestId('log-follow')).not.toBeChecked();
+});
+
+test('logs: scrolled up by the wheel during a live flood, the lines on screen stay put; back at the bottom it follows again', async ({ page }) => {
+  await openApp(page, app);
+  await waitConnected(page, LEGACY);
+  await showView(page, 'logs');
+  await page.getByTestId('log-filter-text').fill('');
+  const follow = page.getByTestId('log-follow');
+  if (!(await follow.isChecked())) await follow.check();
+  const list = page.getByTestId('log-lines');
+  const rowHeight = Number(await list.getAttribute('data-row-height'));
+
+  const lastIdBefore = Number(await page.getByTestId('log-count').getAttribute('data-last-id'));
+  // 20,000 lines over 12 s, started without waiting for the answer: they arrive while we scroll.
+  const COUNT = 20_000;
+  let done = false;
+  const flood = mainCall(app, 'callTool', { tool: 'flood', serverId: await serverId(page, LEGACY), args: { count: COUNT, spreadMs: 12_000 } }).finally(() => (done = true));
+  const floodLine = (i: number) => logLine(page, { text: `flood ${i}/${COUNT}` });
+  await expect(logLine(page, { text: new RegExp(`flood \\d+/${COUNT}`) }).last()).toBeInViewport();
+
+  // A person's gesture: the wheel, over the list. Each time, following stops where the wheel left the list.
+  await wheelUpStopsFollowing(page, list, follow, 5);
+  // What the person now reads: the first whole row on screen, by its place in the list and its text.
+  await page.waitForTimeout(300); // (the wheel's scroll has settled)
+  const top = await list.evaluate((el) => el.scrollTop);
+  const index = Math.ceil(top / rowHeight);
+  const row = list.locator(`[data-testid="log-line"][aria-rowindex="${index + 1}"]`);
+  const text = await row.getByTestId('log-text').textContent();
+  expect(text).toMatch(new RegExp(`flood \\d+/${COUNT}`));
+  expect(done, 'the flood was still arriving while we scrolled').toBe(false);
+
+  // The rest of the flood arrives; the list under the reader does not move.
+  const reply = await flood;
+  expect(reply.ok).toBe(true);
+  // (every line of it reached the list: main's ids rose by the flood's count at least)
+  await expect.poll(async () => Number(await page.getByTestId('log-count').getAttribute('data-last-id'))).toBeGreaterThanOrEqual(lastIdBefore + COUNT);
+  await expect(floodLine(COUNT)).toHaveCount(0); // not rendered: far below the rows on screen
+  expect(await list.evaluate((el) => el.scrollTop)).toBe(top);
+  await expect(row.getByTestId('log-text')).toHaveText(text!);
+  await expect(row).toBeInViewport();
+  await expect(follow).not.toBeChecked();
+  await bothThemes(page, 'logs-scrolled-up-after-flood', { pointer: { x: 0, y: 0 } });
+
+  // Back down with the wheel: following resumes at the newest line.
+  const box = (await list.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, (await list.evaluate((el) => el.scrollHeight)) + 1_000);
+  await expect(follow).toBeChecked();
+  await expect(floodLine(COUNT)).toBeInViewport();
 });
 
 test('logs: a server removed elsewhere leaves the sidebar; its lines keep its name and an entry in the server filter', async ({ page }) => {

@@ -22,6 +22,7 @@ import {
 } from './support/traffic';
 import { addServer, callTool, shellQuote } from './support/ui';
 import { bothThemes } from './support/screenshots';
+import { wheelUpStopsFollowing } from './support/wheel';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -314,4 +315,47 @@ test('exports HAR and JSONL, and opens the JSONL read-only', async ({ page }) =>
   await page.getByTestId('imported-source').getByRole('button', { name: 'Back to live' }).click();
   await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', 'live');
   await expect(page.getByTestId('traffic-follow')).toBeVisible();
+});
+
+test('scrolled up by the wheel during a live flood, the rows on screen stay put; back at the bottom it follows again', async ({ page }) => {
+  await openApp(page, app);
+  await openTraffic(page);
+  await clearTrafficFilters(page);
+  const follow = page.getByTestId('traffic-follow');
+  if (!(await follow.isChecked())) await follow.check();
+  const table = page.getByTestId('traffic-table');
+  const rowHeight = Number(await table.getAttribute('data-row-height'));
+  const serverId = await page.locator('[data-testid="server-item"][data-server-name="legacy http"]').getAttribute('data-server-id');
+  const before = await trafficCount(page);
+
+  // 20,000 notifications over 12 s, started without waiting for the answer: they arrive while we scroll.
+  const COUNT = 20_000;
+  let done = false;
+  const flood = mainCall(app, 'callTool', { tool: 'flood', serverId, args: { count: COUNT, spreadMs: 12_000 } }).finally(() => (done = true));
+  await expect.poll(() => trafficCount(page)).toBeGreaterThan(before + 500);
+  await expect(table).toHaveAttribute('data-follow', 'true');
+
+  // A person's gesture: the wheel, over the table. Each time, following stops where the wheel left the table.
+  await wheelUpStopsFollowing(page, table, follow, 5);
+  await expect(table).toHaveAttribute('data-follow', 'false');
+  // What the person now reads: the first whole row on screen, by its place in the table and its seq.
+  await page.waitForTimeout(300); // (the wheel's scroll has settled)
+  const top = await table.evaluate((el) => el.scrollTop);
+  const row = table.locator(`[data-testid="traffic-row"][style*="translateY(${Math.ceil(top / rowHeight) * rowHeight}px)"]`);
+  const seq = await row.getAttribute('data-seq');
+  expect(seq).toMatch(/^\d+$/);
+  expect(done, 'the flood was still arriving while we scrolled').toBe(false);
+
+  // The rest of the flood arrives; the rows under the reader do not move.
+  expect((await flood).ok).toBe(true);
+  await expect.poll(() => trafficCount(page)).toBeGreaterThanOrEqual(before + COUNT);
+  expect(await table.evaluate((el) => el.scrollTop)).toBe(top);
+  await expect(row).toHaveAttribute('data-seq', seq!);
+  await expect(row).toBeInViewport();
+  await expect(table).toHaveAttribute('data-follow', 'false');
+
+  // Back down with the wheel: following resumes at the newest row.
+  await page.mouse.wheel(0, (await table.evaluate((el) => el.scrollHeight)) + 1_000);
+  await expect(follow).toBeChecked();
+  await expect.poll(() => table.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(rowHeight * 1.5);
 });

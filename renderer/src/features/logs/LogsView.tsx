@@ -15,6 +15,7 @@ import { removedServerLabel, removedServerNames } from '../../app/useServers';
 import { copyText, downloadText } from '../../components/download';
 import { formatTime } from '../../components/format';
 import { useFixedRows } from '../../components/fixed-rows';
+import { useFollowScroll } from '../../components/follow-scroll';
 import { slotCount } from '../../components/row-range';
 import { ListHeader } from '../../components/ListHeader';
 import { navigation, useNavigation } from '../../state/navigation';
@@ -237,8 +238,6 @@ function LogList({
   onSelect(seq: number | undefined): void;
 }) {
   const viewport = useRef<HTMLDivElement>(null);
-  const programmatic = useRef(-1);
-  const lastTop = useRef(0);
   const count = lines.length;
   // Rows of one height: what is on screen follows from the scroll position alone, whatever the
   // count; following, the last screenful is rendered in the render that grew the list.
@@ -254,41 +253,7 @@ function LogList({
     now.onFollow(false);
   }, []);
 
-  const setScroll = (top: number) => {
-    const el = viewport.current;
-    if (!el) return;
-    const clamped = Math.max(0, Math.min(top, count * ROW_HEIGHT - el.clientHeight));
-    if (Math.abs(el.scrollTop - clamped) < 1) return;
-    programmatic.current = clamped;
-    el.scrollTop = clamped;
-  };
-
-  // Follow: stay on the newest line; turning Follow on (the switch, or scrolling back down) moves there from anywhere.
-  useLayoutEffect(() => {
-    const el = viewport.current;
-    if (!follow || !el) return;
-    // The user moved up and its scroll event has not been handled yet (a flood renders in between):
-    // following stops there. (A list trimmed at the front clamps scrollTop too, but to the bottom.)
-    if (el.scrollTop < lastTop.current - 2 && el.scrollHeight - el.scrollTop - el.clientHeight >= ROW_HEIGHT * 1.5) {
-      onFollow(false);
-      return;
-    }
-    setScroll(count * ROW_HEIGHT); // (clamped to the last screenful)
-  }, [count, follow, viewHeight]);
-
-  // Scrolling up pauses following; scrolling back to the bottom resumes it. Our own scrolls are not the user's.
-  const onScroll = () => {
-    const el = viewport.current;
-    if (!el) return;
-    const top = el.scrollTop;
-    if (programmatic.current >= 0 && Math.abs(top - programmatic.current) < 2) programmatic.current = -1;
-    else {
-      const atBottom = el.scrollHeight - top - el.clientHeight < ROW_HEIGHT * 1.5;
-      if (atBottom && top > lastTop.current && !follow) onFollow(true);
-      else if (!atBottom && top < lastTop.current - 2 && follow) onFollow(false);
-    }
-    lastTop.current = top;
-  };
+  const { setScroll, onScroll } = useFollowScroll(viewport, { count, rowHeight: ROW_HEIGHT, viewHeight, following: follow, canFollow: true, setFollow: onFollow });
 
   // Where the selected line is among those shown (-1: none).
   const active = selected === undefined ? -1 : indexOfSeq(lines, selected);

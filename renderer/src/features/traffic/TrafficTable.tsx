@@ -9,6 +9,7 @@ import { isProxyServerId } from '../../../../contract/proxy';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
 import { useFixedRows } from '../../components/fixed-rows';
+import { useFollowScroll } from '../../components/follow-scroll';
 import { slotCount } from '../../components/row-range';
 import { useTraceBuffer } from '../../state/live';
 import { useVersion } from '../../state/useStore';
@@ -65,8 +66,6 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
   const st = useTrafficState();
   const version = useVersion(model);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const programmatic = useRef(-1);
-  const lastTop = useRef(0);
   const anchor = useRef<{ seq: number; within: number; count: number } | null>(null);
   const reveal = useRef({ nonce: 0, tries: 0 });
 
@@ -83,14 +82,7 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
   const { first, last, total: totalHeight, height: viewHeight } = useFixedRows(scrollRef, count, ROW_H, following ? 2 : 12, following);
   const slots = slotCount(last - first + 1);
 
-  const setScroll = (top: number) => {
-    const el = scrollRef.current;
-    if (!el) return;
-    const clamped = Math.max(0, Math.min(top, count * ROW_H - el.clientHeight));
-    if (Math.abs(el.scrollTop - clamped) < 1) return;
-    programmatic.current = clamped;
-    el.scrollTop = clamped;
-  };
+  const { setScroll, onScroll } = useFollowScroll(scrollRef, { count, rowHeight: ROW_H, viewHeight, following, canFollow: live, setFollow: traffic.setFollow, revision: model });
 
   // What is on screen: load missing pages; near the top of a list, load older matches.
   useEffect(() => {
@@ -120,11 +112,6 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
     const index = model.indexOfSeq(a.seq);
     if (index >= 0 && !traffic.get().follow) setScroll(index * ROW_H + a.within);
   });
-
-  // Follow: stick to the newest row (the rows rendered are already the last screenful: useFixedRows pins them).
-  useLayoutEffect(() => {
-    if (following) setScroll(count * ROW_H - viewHeight);
-  }, [count, following, model, viewHeight]);
 
   // Reveal a requested event (from another view, "show in table", "Go to #"). A layout effect: the
   // question to main leaves, and the scroll to its answer happens, before the frame is painted,
@@ -172,19 +159,6 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
     const el = scrollRef.current;
     if (el) setScroll(index * ROW_H - el.clientHeight / 2 + ROW_H / 2);
   }, [st.reveal, st.clearedThrough, model, version, count, filtered]);
-
-  const onScroll = () => {
-    const el = scrollRef.current;
-    if (!el) return;
-    const top = el.scrollTop;
-    if (programmatic.current >= 0 && Math.abs(top - programmatic.current) < 2) programmatic.current = -1;
-    else if (live) {
-      const atBottom = el.scrollHeight - top - el.clientHeight < ROW_H * 1.5;
-      if (atBottom && top > lastTop.current && !traffic.get().follow) traffic.setFollow(true);
-      else if (!atBottom && top < lastTop.current - 2) traffic.setFollow(false);
-    }
-    lastTop.current = top;
-  };
 
   const selectedIndex = model && st.selectedSeq !== undefined ? model.indexOfSeq(st.selectedSeq) : -1;
 
