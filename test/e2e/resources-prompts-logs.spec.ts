@@ -9,7 +9,7 @@ import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './supp
 import { COUNTER_URI, completionOption, logLine, startWatchableServer, type WatchableServer, promptItem, resourceItem, serverId, setMinLevel, showView, templateItem, toggleSource, typeForCompletions, waitConnected } from './support/resources';
 import { addServer, callTool, shellQuote } from './support/ui';
 import { bothThemes } from './support/screenshots';
-import { wheelUpStopsFollowing } from './support/wheel';
+import { scrollSettled, wheelUpStopsFollowing } from './support/wheel';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -351,18 +351,17 @@ test('logs: scrolled up by the wheel during a live flood, the lines on screen st
   const rowHeight = Number(await list.getAttribute('data-row-height'));
 
   const lastIdBefore = Number(await page.getByTestId('log-count').getAttribute('data-last-id'));
-  // 20,000 lines over 12 s, started without waiting for the answer: they arrive while we scroll.
+  // 20,000 lines over 24 s, started without waiting for the answer: they arrive while we scroll.
   const COUNT = 20_000;
   let done = false;
-  const flood = mainCall(app, 'callTool', { tool: 'flood', serverId: await serverId(page, LEGACY), args: { count: COUNT, spreadMs: 12_000 } }).finally(() => (done = true));
+  const flood = mainCall(app, 'callTool', { tool: 'flood', serverId: await serverId(page, LEGACY), args: { count: COUNT, spreadMs: 24_000 } }).finally(() => (done = true));
   const floodLine = (i: number) => logLine(page, { text: `flood ${i}/${COUNT}` });
   await expect(logLine(page, { text: new RegExp(`flood \\d+/${COUNT}`) }).last()).toBeInViewport();
 
   // A person's gesture: the wheel, over the list. Each time, following stops where the wheel left the list.
   await wheelUpStopsFollowing(page, list, follow, 5);
   // What the person now reads: the first whole row on screen, by its place in the list and its text.
-  await page.waitForTimeout(300); // (the wheel's scroll has settled)
-  const top = await list.evaluate((el) => el.scrollTop);
+  const top = await scrollSettled(list);
   const index = Math.ceil(top / rowHeight);
   const row = list.locator(`[data-testid="log-line"][aria-rowindex="${index + 1}"]`);
   const text = await row.getByTestId('log-text').textContent();

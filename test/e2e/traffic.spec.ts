@@ -5,7 +5,7 @@
  * with ids, JSON bodies), copy as cURL, HAR and JSONL export, and the JSONL read back read-only.
  */
 import { readFileSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startFixture, stdioFixtureCommand, type RunningFixture } from '../fixtures/everything/harness';
 import { mainCall, openApp, startBrowserMode, type BrowserModeApp } from './support/browser-mode';
 import {
@@ -22,7 +22,7 @@ import {
 } from './support/traffic';
 import { addServer, callTool, shellQuote } from './support/ui';
 import { bothThemes } from './support/screenshots';
-import { wheelUpStopsFollowing } from './support/wheel';
+import { scrollSettled, wheelUpStopsFollowing } from './support/wheel';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -317,30 +317,35 @@ test('exports HAR and JSONL, and opens the JSONL read-only', async ({ page }) =>
   await expect(page.getByTestId('traffic-follow')).toBeVisible();
 });
 
-test('scrolled up by the wheel during a live flood, the rows on screen stay put; back at the bottom it follows again', async ({ page }) => {
+/** The live table, unfiltered, following its newest row. */
+async function liveTableFollowing(page: Page): Promise<{ follow: Locator; table: Locator; rowHeight: number }> {
   await openApp(page, app);
   await openTraffic(page);
   await clearTrafficFilters(page);
   const follow = page.getByTestId('traffic-follow');
   if (!(await follow.isChecked())) await follow.check();
   const table = page.getByTestId('traffic-table');
-  const rowHeight = Number(await table.getAttribute('data-row-height'));
+  return { follow, table, rowHeight: Number(await table.getAttribute('data-row-height')) };
+}
+
+test('scrolled up by the wheel during a live flood, the rows on screen stay put; back at the bottom it follows again', async ({ page }) => {
+  const { follow, table, rowHeight } = await liveTableFollowing(page);
   const serverId = await page.locator('[data-testid="server-item"][data-server-name="legacy http"]').getAttribute('data-server-id');
   const before = await trafficCount(page);
 
-  // 20,000 notifications over 12 s, started without waiting for the answer: they arrive while we scroll.
+  // 20,000 notifications over 24 s, started without waiting for the answer: they arrive while we scroll.
   const COUNT = 20_000;
   let done = false;
-  const flood = mainCall(app, 'callTool', { tool: 'flood', serverId, args: { count: COUNT, spreadMs: 12_000 } }).finally(() => (done = true));
+  const flood = mainCall(app, 'callTool', { tool: 'flood', serverId, args: { count: COUNT, spreadMs: 24_000 } }).finally(() => (done = true));
   await expect.poll(() => trafficCount(page)).toBeGreaterThan(before + 500);
   await expect(table).toHaveAttribute('data-follow', 'true');
 
   // A person's gesture: the wheel, over the table. Each time, following stops where the wheel left the table.
+  const box = (await table.boundingBox())!;
   await wheelUpStopsFollowing(page, table, follow, 5);
   await expect(table).toHaveAttribute('data-follow', 'false');
   // What the person now reads: the first whole row on screen, by its place in the table and its seq.
-  await page.waitForTimeout(300); // (the wheel's scroll has settled)
-  const top = await table.evaluate((el) => el.scrollTop);
+  const top = await scrollSettled(table);
   const row = table.locator(`[data-testid="traffic-row"][style*="translateY(${Math.ceil(top / rowHeight) * rowHeight}px)"]`);
   const seq = await row.getAttribute('data-seq');
   expect(seq).toMatch(/^\d+$/);
@@ -355,7 +360,27 @@ test('scrolled up by the wheel during a live flood, the rows on screen stay put;
   await expect(table).toHaveAttribute('data-follow', 'false');
 
   // Back down with the wheel: following resumes at the newest row.
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, (await table.evaluate((el) => el.scrollHeight)) + 1_000);
   await expect(follow).toBeChecked();
   await expect.poll(() => table.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(rowHeight * 1.5);
+});
+
+test('following, a filter that swaps in a shorter list, filled from main: it still follows, at the newest match', async ({ page }) => {
+  const { follow, table, rowHeight } = await liveTableFollowing(page);
+  const fromBottom = () => table.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+  await expect.poll(fromBottom).toBeLessThan(rowHeight * 1.5);
+  // (the flood before left tens of thousands of rows: the table stands far down)
+  expect(await table.evaluate((el) => el.scrollTop)).toBeGreaterThan(100_000);
+
+  // The filtered list starts empty (the table's scroll clamps to the top), then main's matches fill it, many screens of them.
+  await filterMethod(page, 'notifications/message');
+  await waitForFiltered(page);
+  expect(await trafficCount(page)).toBeGreaterThan(10_000);
+  await expect(table).toHaveAttribute('data-follow', 'true');
+  await expect.poll(fromBottom).toBeLessThan(rowHeight * 1.5);
+  await expect(follow).toBeChecked();
+  await clearTrafficFilters(page);
+  await expect(table).toHaveAttribute('data-follow', 'true');
+  await expect.poll(fromBottom).toBeLessThan(rowHeight * 1.5);
 });

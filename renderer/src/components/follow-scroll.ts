@@ -41,9 +41,12 @@ export function useFollowScroll(scrollRef: RefObject<HTMLElement | null>, option
     const el = scrollRef.current;
     if (!el) return;
     const clamped = Math.max(0, Math.min(top, count * rowHeight - el.clientHeight));
+    // The list stands there now, moved or not. (Not moved: the browser may have put it there
+    // itself, clamping a list that got shorter, and that scroll event comes a frame later; if
+    // the list grows first, measured from the old position it would look like a scroll up.)
+    lastTop.current = clamped;
     if (Math.abs(el.scrollTop - clamped) < 1) return;
     programmatic.current = clamped;
-    lastTop.current = clamped;
     el.scrollTop = clamped;
   };
 
@@ -55,7 +58,7 @@ export function useFollowScroll(scrollRef: RefObject<HTMLElement | null>, option
     // following stops there, not pulled back down. (A list trimmed at the front clamps scrollTop
     // too, but to the bottom.)
     const top = el.scrollTop;
-    if (canFollow && top < lastTop.current - 2 && el.scrollHeight - top - el.clientHeight >= rowHeight * 1.5) {
+    if (canFollow && top < lastTop.current - 2 && !nearBottom(el, top, rowHeight)) {
       lastTop.current = top;
       setFollow(false);
       return;
@@ -69,7 +72,7 @@ export function useFollowScroll(scrollRef: RefObject<HTMLElement | null>, option
     const top = el.scrollTop;
     if (programmatic.current >= 0 && Math.abs(top - programmatic.current) < 2) programmatic.current = -1;
     else if (canFollow) {
-      const atBottom = el.scrollHeight - top - el.clientHeight < rowHeight * 1.5;
+      const atBottom = nearBottom(el, top, rowHeight);
       if (atBottom && top > lastTop.current && !following) setFollow(true);
       else if (!atBottom && top < lastTop.current - 2 && following) setFollow(false);
     }
@@ -77,4 +80,9 @@ export function useFollowScroll(scrollRef: RefObject<HTMLElement | null>, option
   };
 
   return { setScroll, onScroll };
+}
+
+/** Within a row and a half of the end: where following starts again. */
+function nearBottom(el: HTMLElement, top: number, rowHeight: number): boolean {
+  return el.scrollHeight - top - el.clientHeight < rowHeight * 1.5;
 }

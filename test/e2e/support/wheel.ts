@@ -18,5 +18,24 @@ export async function wheelUpStopsFollowing(page: Page, list: Locator, follow: L
     await page.waitForTimeout(150 + ((i * 37) % 100));
     await page.mouse.wheel(0, -40 * rowHeight);
     await expect(follow, `try ${i + 1}: the wheel up stops following`).not.toBeChecked({ timeout: 3_000 });
+    // (the wheel's scroll has ended before the next try moves the list)
+    await scrollSettled(list);
   }
+}
+
+/** Waits until the list's scroll position reads the same twice, 100 ms apart; returns it. */
+export async function scrollSettled(list: Locator): Promise<number> {
+  let last = -1;
+  await expect
+    .poll(
+      async () => {
+        const top = await list.evaluate((el) => el.scrollTop);
+        const same = top === last;
+        last = top;
+        return same;
+      },
+      { intervals: [100] },
+    )
+    .toBe(true);
+  return last;
 }
