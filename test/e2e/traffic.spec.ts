@@ -22,7 +22,7 @@ import {
 } from './support/traffic';
 import { addServer, callTool, shellQuote } from './support/ui';
 import { bothThemes } from './support/screenshots';
-import { scrollSettled, wheelUpStopsFollowing } from './support/wheel';
+import { fromBottom, scrollSettled, wheelUpStopsFollowing } from './support/wheel';
 
 let app: BrowserModeApp;
 let legacy: RunningFixture;
@@ -363,13 +363,12 @@ test('scrolled up by the wheel during a live flood, the rows on screen stay put;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, (await table.evaluate((el) => el.scrollHeight)) + 1_000);
   await expect(follow).toBeChecked();
-  await expect.poll(() => table.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(rowHeight * 1.5);
+  await expect.poll(() => fromBottom(table)).toBeLessThan(rowHeight * 1.5);
 });
 
 test('following, a filter that swaps in a shorter list, filled from main: it still follows, at the newest match', async ({ page }) => {
   const { follow, table, rowHeight } = await liveTableFollowing(page);
-  const fromBottom = () => table.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
-  await expect.poll(fromBottom).toBeLessThan(rowHeight * 1.5);
+  await expect.poll(() => fromBottom(table)).toBeLessThan(rowHeight * 1.5);
   // (the flood before left tens of thousands of rows: the table stands far down)
   expect(await table.evaluate((el) => el.scrollTop)).toBeGreaterThan(100_000);
 
@@ -378,9 +377,9 @@ test('following, a filter that swaps in a shorter list, filled from main: it sti
   await waitForFiltered(page);
   expect(await trafficCount(page)).toBeGreaterThan(10_000);
   await expect(table).toHaveAttribute('data-follow', 'true');
-  await expect.poll(fromBottom).toBeLessThan(rowHeight * 1.5);
+  await expect.poll(() => fromBottom(table)).toBeLessThan(rowHeight * 1.5);
   await expect(follow).toBeChecked();
   await clearTrafficFilters(page);
   await expect(table).toHaveAttribute('data-follow', 'true');
-  await expect.poll(fromBottom).toBeLessThan(rowHeight * 1.5);
+  await expect.poll(() => fromBottom(table)).toBeLessThan(rowHeight * 1.5);
 });

@@ -12,7 +12,7 @@ export async function wheelUpStopsFollowing(page: Page, list: Locator, follow: L
   const box = (await list.boundingBox())!;
   for (let i = 0; i < tries; i++) {
     if (!(await follow.isChecked())) await follow.check();
-    await expect.poll(() => list.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(rowHeight * 1.5);
+    await expect.poll(() => fromBottom(list)).toBeLessThan(rowHeight * 1.5);
     // (over the list again: checking the switch moved the pointer)
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.waitForTimeout(150 + ((i * 37) % 100));
@@ -21,6 +21,11 @@ export async function wheelUpStopsFollowing(page: Page, list: Locator, follow: L
     // (the wheel's scroll has ended before the next try moves the list)
     await scrollSettled(list);
   }
+}
+
+/** How far, in px, the list's scroll position is from its end. */
+export function fromBottom(list: Locator): Promise<number> {
+  return list.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
 }
 
 /** Waits until the list's scroll position reads the same twice, 100 ms apart; returns it. */

@@ -253,7 +253,7 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
         data-testid="traffic-table"
         data-filtered={filtered}
         data-grouped={st.grouped}
-        data-follow={st.follow && live}
+        data-follow={following}
         data-row-height={ROW_H}
       >
         <div style={{ height: totalHeight, position: 'relative', width: '100%' }}>
