@@ -378,14 +378,34 @@ test('logs: scrolled up by the wheel during a live flood, the lines on screen st
   await expect(row.getByTestId('log-text')).toHaveText(text!);
   await expect(row).toBeInViewport();
   await expect(follow).not.toBeChecked();
+  // The mark says how many lines lie below the screen: at least the flood's lines after those on screen.
+  const mark = page.getByTestId('log-new-below');
+  await expect(mark).toBeVisible();
+  // (both read from one rendered frame)
+  const [below, total] = await list.evaluate((el) => [Number(el.parentElement?.querySelector('[data-testid="log-new-below"]')?.getAttribute('data-count')), Number(el.getAttribute('aria-rowcount'))]);
+  const readFrom = Number(/flood (\d+)\//.exec(text!)![1]);
+  const onScreen = Math.ceil((await list.evaluate((el) => el.clientHeight)) / rowHeight) + 1;
+  expect(below).toBeGreaterThanOrEqual(COUNT - readFrom - onScreen);
+  expect(below).toBeLessThan(total - index);
+  await expect(mark).toHaveText(`↓ ${below.toLocaleString('en-US')} newer lines`);
   await bothThemes(page, 'logs-scrolled-up-after-flood', { pointer: { x: 0, y: 0 } });
 
-  // Back down with the wheel: following resumes at the newest line.
+  // A click on the mark: following resumes at the newest line, and the mark is gone.
+  await mark.click();
+  await expect(follow).toBeChecked();
+  await expect(floodLine(COUNT)).toBeInViewport();
+  await expect(mark).toHaveCount(0);
+
+  // Up and back down with the wheel: the mark comes and goes, and following resumes at the newest line.
   const box = (await list.boundingBox())!;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -40 * rowHeight);
+  await expect(follow).not.toBeChecked();
+  await expect(mark).toBeVisible();
   await page.mouse.wheel(0, (await list.evaluate((el) => el.scrollHeight)) + 1_000);
   await expect(follow).toBeChecked();
   await expect(floodLine(COUNT)).toBeInViewport();
+  await expect(mark).toHaveCount(0);
 });
 
 test('logs: a server removed elsewhere leaves the sidebar; its lines keep its name and an entry in the server filter', async ({ page }) => {

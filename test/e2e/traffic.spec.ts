@@ -288,13 +288,7 @@ test('exports HAR and JSONL, and opens the JSONL read-only', async ({ page }) =>
   expect(parsed.log.entries.every((e) => e.request.url.startsWith(legacy.url.replace(/\/mcp$/, '')))).toBe(true);
 
   // JSONL: everything; opened again read-only.
-  await page.getByTestId('traffic-export').click();
-  const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('traffic-export-jsonl').click()]);
-  expect(jsonl.suggestedFilename()).toMatch(/\.jsonl$/);
-  const path = test.info().outputPath(jsonl.suggestedFilename());
-  await jsonl.saveAs(path);
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
-  const exportedEvents = lines.length - 1;
+  const { path, events: exportedEvents } = await exportJsonl(page);
   expect(exportedEvents).toBeGreaterThanOrEqual(liveCount);
 
   await page.getByTestId('traffic-import-input').setInputFiles(path);
@@ -316,6 +310,17 @@ test('exports HAR and JSONL, and opens the JSONL read-only', async ({ page }) =>
   await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', 'live');
   await expect(page.getByTestId('traffic-follow')).toBeVisible();
 });
+
+/** Exports the live trace as JSONL through the UI; the file's path and how many events it holds. */
+async function exportJsonl(page: Page): Promise<{ path: string; events: number }> {
+  await page.getByTestId('traffic-export').click();
+  const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('traffic-export-jsonl').click()]);
+  expect(jsonl.suggestedFilename()).toMatch(/\.jsonl$/);
+  const path = test.info().outputPath(jsonl.suggestedFilename());
+  await jsonl.saveAs(path);
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
+  return { path, events: lines.length - 1 };
+}
 
 /** The live table, unfiltered, following its newest row. */
 async function liveTableFollowing(page: Page): Promise<{ follow: Locator; table: Locator; rowHeight: number }> {
@@ -358,12 +363,40 @@ test('scrolled up by the wheel during a live flood, the rows on screen stay put;
   await expect(row).toHaveAttribute('data-seq', seq!);
   await expect(row).toBeInViewport();
   await expect(table).toHaveAttribute('data-follow', 'false');
+  // The mark says how many events lie below the screen: at least those after the rows on screen, fewer than those after the top row.
+  const mark = page.getByTestId('traffic-new-below');
+  await expect(mark).toBeVisible();
+  // (both read from one rendered frame: the flood's last events may still be arriving)
+  const [below, total] = await table.evaluate((el) => [Number(el.parentElement?.querySelector('[data-testid="traffic-new-below"]')?.getAttribute('data-count')), Number(el.getAttribute('aria-rowcount'))]);
+  const onScreen = Math.ceil((await table.evaluate((el) => el.clientHeight)) / rowHeight) + 1;
+  const index = Math.ceil(top / rowHeight);
+  expect(below).toBeGreaterThanOrEqual(total - index - onScreen);
+  expect(below).toBeLessThan(total - index);
+  await expect(mark).toHaveText(`↓ ${below.toLocaleString('en-US')} newer events`);
+  await bothThemes(page, 'traffic-scrolled-up-after-flood', { pointer: { x: 0, y: 0 } });
 
-  // Back down with the wheel: following resumes at the newest row.
+  // Back down with the wheel: following resumes at the newest row, and the mark is gone.
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, (await table.evaluate((el) => el.scrollHeight)) + 1_000);
   await expect(follow).toBeChecked();
   await expect.poll(() => fromBottom(table)).toBeLessThan(rowHeight * 1.5);
+  await expect(mark).toHaveCount(0);
+
+  // Stopped by a click on a row on screen (its detail pane may take some of the table: those rows count), then new events: the mark
+  // counts them too, and a click on it follows again.
+  const onTop = Math.ceil((await scrollSettled(table)) / rowHeight) + 1;
+  await table.locator(`[data-testid="traffic-row"][aria-rowindex="${onTop}"]`).click();
+  await expect(follow).not.toBeChecked();
+  await expect(page.getByTestId('traffic-detail')).toBeVisible();
+  const hidden = Number((await mark.getAttribute('data-count', { timeout: 1_000 }).catch(() => null)) ?? 0);
+  const stdio = await page.locator('[data-testid="server-item"][data-server-name="local stdio"]').getAttribute('data-server-id');
+  expect((await mainCall(app, 'callTool', { tool: 'echo', serverId: stdio, args: { text: 'below' } })).ok).toBe(true);
+  await expect.poll(async () => Number(await mark.getAttribute('data-count'))).toBeGreaterThanOrEqual(hidden + 2); // (the call's request and answer at least)
+  await expect(mark).toHaveText(/^↓ [\d,]+ newer events$/);
+  await mark.click();
+  await expect(follow).toBeChecked();
+  await expect.poll(() => fromBottom(table)).toBeLessThan(rowHeight * 1.5);
+  await expect(mark).toHaveCount(0);
 });
 
 test('following, a filter that swaps in a shorter list, filled from main: it still follows, at the newest match', async ({ page }) => {
@@ -382,4 +415,96 @@ test('following, a filter that swaps in a shorter list, filled from main: it sti
   await clearTrafficFilters(page);
   await expect(table).toHaveAttribute('data-follow', 'true');
   await expect.poll(() => fromBottom(table)).toBeLessThan(rowHeight * 1.5);
+});
+
+test('a recording, grouped: older rows loaded at the top keep the rows on screen, and no more are loaded than asked for', async ({ page }) => {
+  test.setTimeout(300_000);
+  const { follow, table, rowHeight } = await liveTableFollowing(page);
+  // The stored Follow switch stays on (a recording has none, and never follows).
+  await expect(follow).toBeChecked();
+  const idOf = (name: string) => page.locator(`[data-testid="server-item"][data-server-name="${name}"]`).getAttribute('data-server-id');
+  // 5,000 notifications over legacy HTTP, one POST answered by one SSE stream: grouped, one row of
+  // 5,000 events, so older pages of it add no row. Then 5,000 over stdio: no exchange holds them,
+  // so grouped they are 5,000 rows.
+  expect((await mainCall(app, 'callTool', { tool: 'flood', serverId: await idOf('legacy http'), args: { count: 5_000 } })).ok).toBe(true);
+  expect((await mainCall(app, 'callTool', { tool: 'flood', serverId: await idOf('local stdio'), args: { count: 5_000 } })).ok).toBe(true);
+  const { path, events } = await exportJsonl(page);
+  expect(events).toBeGreaterThan(10_000);
+
+  await page.getByTestId('traffic-import-input').setInputFiles(path);
+  await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', /^import-\d+$/);
+  await page.getByTestId('traffic-group-toggle').check();
+  await expect(table).toHaveAttribute('data-grouped', 'true');
+  await expect(table).toHaveAttribute('data-follow', 'false');
+  const rowCount = async () => Number(await table.getAttribute('aria-rowcount'));
+  /** The row count once no older page is loading and the count held for half a second. */
+  const settledCount = async () => {
+    let seen = -1;
+    await expect
+      .poll(
+        async () => {
+          const now = (await table.getAttribute('data-loading-older')) === 'true' ? -1 : await rowCount();
+          const same = now >= 0 && now === seen;
+          seen = now;
+          return same;
+        },
+        { intervals: [500], timeout: 60_000 },
+      )
+      .toBe(true);
+    return seen;
+  };
+
+  // Opened at the top of the newest page, the list loads one older page and keeps its place: not page after page.
+  await expect.poll(rowCount).toBeGreaterThan(0);
+  const opened = await settledCount();
+  expect(opened).toBeGreaterThan(1_000);
+  expect(opened).toBeLessThan(3_500);
+  expect(await table.evaluate((el) => el.scrollTop)).toBeGreaterThanOrEqual((opened - 1_000 - 1) * rowHeight);
+
+  // Scrolled to the top: one more page comes in above, and the table moves down by the rows it added (what was on top stays on top).
+  await table.evaluate((el) => el.scrollTo({ top: 0 }));
+  await expect.poll(rowCount).toBeGreaterThan(opened);
+  const more = await settledCount();
+  expect(more - opened).toBeLessThanOrEqual(1_000);
+  const top = await scrollSettled(table);
+  expect(top).toBeGreaterThanOrEqual((more - opened - 1) * rowHeight);
+  expect(top).toBeLessThanOrEqual((more - opened + 1) * rowHeight);
+
+  // Home, again and again, reaches the recording's first event: across the HTTP flood's one exchange
+  // too, whose older pages add no row (each page's events join the group already shown).
+  const firstSeq = (JSON.parse(readFileSync(path, 'utf8').split('\n')[1]!) as { seq: number }).seq;
+  const atFirst = async () => (await table.locator('[role="row"][aria-rowindex="1"]').getAttribute('data-seq', { timeout: 1_000 }).catch(() => null)) === String(firstSeq);
+  await table.focus();
+  let presses = 0;
+  for (; presses < 80 && !(await atFirst()); presses++) {
+    await page.keyboard.press('Home');
+    await settledCount();
+  }
+  expect(await atFirst(), `the first event's row on top after ${presses} presses of Home`).toBe(true);
+  console.log(`[traffic] a recording of ${events.toLocaleString('en-US')} events, grouped: ${await rowCount()} rows, the first on top after ${presses} presses of Home`);
+
+  await page.getByTestId('imported-source').getByRole('button', { name: 'Back to live' }).click();
+  await expect(page.getByTestId('traffic-view')).toHaveAttribute('data-source', 'live');
+  await page.getByTestId('traffic-group-toggle').uncheck();
+});
+
+test('grouped, one exchange of more events than the list may hold: older pages load up to its most, then it says older events are not loaded', async ({ page }) => {
+  test.setTimeout(300_000);
+  const { table } = await liveTableFollowing(page);
+  // One POST answered by one SSE stream of 102,000 notifications: grouped, one row; each older page of it adds no row.
+  const serverId = await page.locator('[data-testid="server-item"][data-server-name="legacy http"]').getAttribute('data-server-id');
+  expect((await mainCall(app, 'callTool', { tool: 'flood', serverId, args: { count: 102_000 } })).ok).toBe(true);
+  await page.getByTestId('traffic-group-toggle').check();
+  await expect(table).toHaveAttribute('data-grouped', 'true');
+  const older = page.getByTestId('traffic-older');
+  await expect(older).toHaveAttribute('data-capped', 'true', { timeout: 120_000 });
+  await expect(older).toHaveText('older events not loaded: this list holds at most 100,000; filter to narrow it');
+  const count = page.getByTestId('traffic-count');
+  expect(Number(await count.getAttribute('data-events'))).toBeGreaterThanOrEqual(100_000);
+  expect(Number(await count.getAttribute('data-events'))).toBeLessThan(101_000);
+  // the flood's row holds the 100,000 or so loaded (of its 102,000)
+  const sizes = await page.locator('[data-testid="traffic-group"]').evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-events'))));
+  expect(Math.max(...sizes)).toBeGreaterThan(98_000);
+  await bothThemes(page, 'traffic-grouped-capped');
+  await page.getByTestId('traffic-group-toggle').uncheck();
 });

@@ -3,7 +3,7 @@ import { Batcher, EventHub } from '../../main/core/events';
 import fc from 'fast-check';
 import { TraceHub, slim, type TraceHubOptions } from '../../main/core/trace/hub';
 import { TRACE_FEED_LEASE_MS, type TraceEvent, type TraceEventInput } from '../../contract/trace';
-import { rowRange } from '../../renderer/src/components/row-range';
+import { rowRange, rowsBelow } from '../../renderer/src/components/row-range';
 
 const note = (i: number): TraceEventInput => ({
   server: 's',
@@ -232,5 +232,18 @@ describe('rowRange (fixed-height virtual rows)', () => {
     const shrunk = rowRange(240_000, 240, 50, 24, 12);
     expect(shrunk.first).toBeLessThanOrEqual(shrunk.last);
     expect(shrunk.last).toBe(49);
+  });
+
+  it('counts the rows wholly below the viewport (the "newer" mark of a list that does not follow)', () => {
+    // rows 100–109 on screen: 890 below
+    expect(rowsBelow(2400, 240, 1_000, 24)).toBe(890);
+    // a row cut by the bottom edge is on screen, not below
+    expect(rowsBelow(2410, 240, 1_000, 24)).toBe(889);
+    // at the end, or a list shorter than the screen, or shrunk under the scroll position: none
+    expect(rowsBelow(1_000 * 24 - 240, 240, 1_000, 24)).toBe(0);
+    expect(rowsBelow(0, 240, 5, 24)).toBe(0);
+    expect(rowsBelow(240_000, 240, 50, 24)).toBe(0);
+    // the list grew while the viewport stood still: every new row is below
+    expect(rowsBelow(2400, 240, 1_500, 24) - rowsBelow(2400, 240, 1_000, 24)).toBe(500);
   });
 });

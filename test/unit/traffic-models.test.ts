@@ -9,7 +9,7 @@ import { createApi, type SwitchboardApi } from '../../contract/client';
 import { TRACE_FEED_TAIL, isErrorEvent, type TraceEvent, type TraceEventInput } from '../../contract/trace';
 import { createCore, type Core } from '../../main/core/app';
 import { MemorySettingsStore } from '../../main/core/store/settings';
-import { ExchangeGroup, ListModel, SeqModel, WindowModel, findSeq, firstAfter, type RowModel } from '../../renderer/src/features/traffic/models';
+import { ExchangeGroup, LIST_MAX_EVENTS, ListModel, SeqModel, WindowModel, findSeq, firstAfter, type RowModel } from '../../renderer/src/features/traffic/models';
 import { LEAN_WINDOW, TraceBuffer } from '../../renderer/src/state/trace-buffer';
 
 const cores: Core[] = [];
@@ -293,6 +293,32 @@ describe('ListModel', () => {
     const shown = rows.flatMap((row) => (row instanceof ExchangeGroup ? row.events : [row]));
     expect(shown.map((e) => e.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 44 }, (_, i) => i + 1));
   });
+
+  it('grouped, one exchange of more events than it may hold: older pages add no row, load up to LIST_MAX_EVENTS, then stop and say so', async () => {
+    const w = world();
+    w.record(inputs(2_000)); // older than the exchange: never reached
+    const exchange = 'x-flood';
+    const flood: TraceEventInput[] = [{ server: 's', channel: 'post-sse', kind: 'http-request', dir: 'out', exchange, rpc: { id: 1, method: 'tools/call', kind: 'request' }, http: { method: 'POST', url: 'http://h/mcp' } }];
+    for (let i = 0; i < LIST_MAX_EVENTS + 1_000; i++) flood.push({ server: 's', channel: 'post-sse', kind: 'sse-event', dir: 'in', exchange, rpc: { method: 'notifications/message', kind: 'notification' } });
+    w.record(flood);
+    w.record(Array.from({ length: 500 }, (_, i): TraceEventInput => ({ server: 's', channel: 'stdio', kind: 'stderr', dir: 'in', text: `after ${i}` })));
+    const model = listModel(w, null, null, { grouped: true });
+    await settled(model);
+    // the newest page: 500 loose lines and the exchange's last 500 events, in one row
+    expect(model.count).toBe(501);
+    let loads = 0;
+    while (model.hasOlder) {
+      expect(await model.loadOlder()).toBe(true);
+      loads++;
+      expect(model.count).toBe(501); // every older page joined the group already shown
+    }
+    expect(model.events.length).toBeGreaterThanOrEqual(LIST_MAX_EVENTS);
+    expect(model.events.length).toBeLessThan(LIST_MAX_EVENTS + 1_000);
+    expect(loads).toBe(Math.ceil(LIST_MAX_EVENTS / 1_000) - 1);
+    expect(await model.loadOlder()).toBe(false);
+    expect(model.status()).toMatchObject({ exact: false, capped: true, loadingOlder: false });
+    expect(model.indexOfSeq(2_000)).toBe(-1); // the older events were not loaded
+  }, 60_000);
 
   it('ungrouped with a baseline: only events after it, ticking adds only what is new', async () => {
     const w = world();

@@ -5,15 +5,15 @@
  * over hundreds of thousands of rows.)
  */
 import { useLayoutEffect, useState, type RefObject } from 'react';
-import { rowRange, type RowRange } from './row-range';
+import { rowRange, rowsBelow, type RowRange } from './row-range';
 
 /**
  * The rendered range of a scroll element's fixed-height rows; re-renders on scroll and resize only.
  * `pinBottom` (a live list following its newest row): the range is the last screenful at once,
  * in the render that grew the count, not one render later when the scroll to the end arrives.
- * `height` is the viewport's, as last measured (no layout read).
+ * `height` is the viewport's, as last measured (no layout read); `below`, the rows wholly below it.
  */
-export function useFixedRows(scrollRef: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan: number, pinBottom = false): RowRange & { height: number } {
+export function useFixedRows(scrollRef: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan: number, pinBottom = false): RowRange & { height: number; below: number } {
   const [view, setView] = useState({ top: 0, height: 0 });
   useLayoutEffect(() => {
     const el = scrollRef.current;
@@ -29,5 +29,5 @@ export function useFixedRows(scrollRef: RefObject<HTMLElement | null>, count: nu
     };
   }, [scrollRef]);
   const top = pinBottom ? Math.max(0, count * rowHeight - view.height) : view.top;
-  return { ...rowRange(top, view.height, count, rowHeight, overscan), height: view.height };
+  return { ...rowRange(top, view.height, count, rowHeight, overscan), height: view.height, below: rowsBelow(top, view.height, count, rowHeight) };
 }

@@ -17,6 +17,11 @@ export function rowRange(top: number, height: number, count: number, rowHeight: 
   return { first, last, total };
 }
 
+/** How many of `count` rows lie wholly below a viewport at `top` of `height` px (a row cut by its bottom edge is on screen). */
+export function rowsBelow(top: number, height: number, count: number, rowHeight: number): number {
+  return Math.max(0, count - Math.ceil((top + height) / rowHeight));
+}
+
 /**
  * Rows are keyed by slot (index modulo a power of two at least as large as the rows rendered), not
  * by their own id: a row leaving the screen gives its elements to the row arriving, which React

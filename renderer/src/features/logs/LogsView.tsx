@@ -20,6 +20,7 @@ import { slotCount } from '../../components/row-range';
 import { ListHeader } from '../../components/ListHeader';
 import { navigation, useNavigation } from '../../state/navigation';
 import { findSeq, indexOfSeq } from '../../state/seq-search';
+import { NewBelow } from '../../components/NewBelow';
 import { getProxySessions } from '../../state/proxy-sessions';
 import { useStore, useVersion } from '../../state/useStore';
 import { importedServers } from '../traffic';
@@ -211,7 +212,7 @@ export function LogsView({ servers }: { servers: ServerStatus[] }) {
           )}
         </Group>
       </Group>
-      <LogList lines={lines} nameOf={nameOf} follow={follow} onFollow={setFollow} loaded={store.loaded} total={store.lines.length} selected={selectedLine?.seq} onSelect={setSelected} />
+      <LogList lines={lines} nameOf={nameOf} follow={follow} onFollow={setFollow} live={!recorded} loaded={store.loaded} total={store.lines.length} selected={selectedLine?.seq} onSelect={setSelected} />
       {selectedLine && <LogDetail line={selectedLine} name={nameOf(selectedLine.serverId)} onClose={() => setSelected(undefined)} />}
     </Stack>
   );
@@ -222,6 +223,7 @@ function LogList({
   nameOf,
   follow,
   onFollow,
+  live,
   loaded,
   total,
   selected,
@@ -231,6 +233,8 @@ function LogList({
   nameOf(id?: string): string;
   follow: boolean;
   onFollow(on: boolean): void;
+  /** The live lines (a recording's do not grow: no "newer" mark). */
+  live: boolean;
   loaded: boolean;
   total: number;
   /** The seq of the line shown whole below the list. */
@@ -241,7 +245,7 @@ function LogList({
   const count = lines.length;
   // Rows of one height: what is on screen follows from the scroll position alone, whatever the
   // count; following, the last screenful is rendered in the render that grew the list.
-  const { first, last, total: height, height: viewHeight } = useFixedRows(viewport, count, ROW_HEIGHT, follow ? 2 : 12, follow);
+  const { first, last, total: height, height: viewHeight, below } = useFixedRows(viewport, count, ROW_HEIGHT, follow ? 2 : 12, follow);
   const slots = slotCount(last - first + 1);
   // One click handler for every row, whatever changed since (rows are memoized).
   const latest = useRef({ selected, onSelect, onFollow });
@@ -297,28 +301,31 @@ function LogList({
     );
   }
   return (
-    <div
-      ref={viewport}
-      className={`${classes.viewport} ${selected !== undefined ? classes.withDetail : ''}`}
-      onScroll={onScroll}
-      onKeyDown={onKeyDown}
-      tabIndex={0}
-      role={count ? 'grid' : undefined}
-      aria-label="Log lines"
-      aria-rowcount={count || undefined}
-      aria-activedescendant={active >= first && active <= last ? rowId(lines[active]!.seq) : undefined}
-      data-testid="log-lines"
-      data-row-height={ROW_HEIGHT}
-    >
-      {count ? (
-        <div style={{ height, position: 'relative' }} role="rowgroup">
-          {rows}
-        </div>
-      ) : (
-        <Text c="dimmed" size="sm" p="sm">
-          {!loaded ? 'Loading…' : total ? 'No lines match the filters.' : 'No log lines yet. Server log notifications, stderr of stdio servers and Switchboard’s own errors appear here.'}
-        </Text>
-      )}
+    <div className={classes.listFrame}>
+      <div
+        ref={viewport}
+        className={`${classes.viewport} ${selected !== undefined ? classes.withDetail : ''}`}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+        tabIndex={0}
+        role={count ? 'grid' : undefined}
+        aria-label="Log lines"
+        aria-rowcount={count || undefined}
+        aria-activedescendant={active >= first && active <= last ? rowId(lines[active]!.seq) : undefined}
+        data-testid="log-lines"
+        data-row-height={ROW_HEIGHT}
+      >
+        {count ? (
+          <div style={{ height, position: 'relative' }} role="rowgroup">
+            {rows}
+          </div>
+        ) : (
+          <Text c="dimmed" size="sm" p="sm">
+            {!loaded ? 'Loading…' : total ? 'No lines match the filters.' : 'No log lines yet. Server log notifications, stderr of stdio servers and Switchboard’s own errors appear here.'}
+          </Text>
+        )}
+      </div>
+      <NewBelow count={live && !follow ? below : 0} noun={['line', 'lines']} onFollow={() => onFollow(true)} testId="log-new-below" />
     </div>
   );
 }

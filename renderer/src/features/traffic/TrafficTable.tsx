@@ -10,6 +10,7 @@ import type { Channel, TraceEvent } from '../../../../contract/trace';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
 import { useFixedRows } from '../../components/fixed-rows';
 import { useFollowScroll } from '../../components/follow-scroll';
+import { NewBelow } from '../../components/NewBelow';
 import { slotCount } from '../../components/row-range';
 import { useTraceBuffer } from '../../state/live';
 import { useVersion } from '../../state/useStore';
@@ -79,12 +80,15 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
   const count = model?.count ?? 0;
   const following = st.follow && live;
   // Following, nothing is above the newest screenful to scroll to smoothly: a row or two of margin is enough.
-  const { first, last, total: totalHeight, height: viewHeight } = useFixedRows(scrollRef, count, ROW_H, following ? 2 : 12, following);
+  const { first, last, total: totalHeight, height: viewHeight, below } = useFixedRows(scrollRef, count, ROW_H, following ? 2 : 12, following);
   const slots = slotCount(last - first + 1);
 
   const { setScroll, onScroll } = useFollowScroll(scrollRef, { count, rowHeight: ROW_H, viewHeight, following, canFollow: live, setFollow: traffic.setFollow, revision: model });
 
-  // What is on screen: load missing pages; near the top of a list, load older matches.
+  // What is on screen: load missing pages; near the top of a list, load older matches. (Near the top
+  // as the list stands now, not only as `first` says: after older rows were prepended, the scroll
+  // that keeps the rows on screen has moved the list, but its event, which moves `first`, comes a
+  // frame later; read from `first` alone, the list was still at the top and loaded one more page.)
   useEffect(() => {
     if (!model) return;
     model.visible(first, last);
@@ -92,10 +96,13 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
       const el = scrollRef.current;
       const top = el?.scrollTop ?? 0;
       const index = Math.floor(top / ROW_H);
+      if (index >= 40 + 12) return; // (the bound on `first`, with its 12 rows of overscan)
       const seq = model.seqAt(index);
-      if (seq !== undefined) anchor.current = { seq, within: top - index * ROW_H, count: model.count };
+      const a = seq === undefined ? null : { seq, within: top - index * ROW_H, count: model.count };
+      anchor.current = a;
       void model.loadOlder().then((added) => {
-        if (!added) anchor.current = null;
+        // (only this load's anchor: another model's may stand there by now)
+        if (!added && anchor.current === a) anchor.current = null;
       });
     }
   }, [model, first, last, version]);
@@ -104,13 +111,17 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
     anchor.current = null;
   }, [model]);
 
-  // After older rows were prepended, keep the same rows on screen.
+  // After older rows were prepended, keep the same rows on screen, unless the table follows the newest
+  // row. (Not the stored Follow switch: a recording never follows, yet that switch may be on.) An
+  // older page that added no row (its events all joined a group already shown: one exchange of
+  // thousands of SSE events) moves nothing, and the next page may load.
   useLayoutEffect(() => {
     const a = anchor.current;
-    if (!a || !model || !(model instanceof ListModel) || model.isLoadingOlder || model.count === a.count) return;
+    if (!a || !model || !(model instanceof ListModel) || model.isLoadingOlder) return;
     anchor.current = null;
+    if (model.count === a.count) return;
     const index = model.indexOfSeq(a.seq);
-    if (index >= 0 && !traffic.get().follow) setScroll(index * ROW_H + a.within);
+    if (index >= 0 && !following) setScroll(index * ROW_H + a.within);
   });
 
   // Reveal a requested event (from another view, "show in table", "Go to #"). A layout effect: the
@@ -254,6 +265,7 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
         data-filtered={filtered}
         data-grouped={st.grouped}
         data-follow={following}
+        data-loading-older={model instanceof ListModel && model.isLoadingOlder}
         data-row-height={ROW_H}
       >
         <div style={{ height: totalHeight, position: 'relative', width: '100%' }}>
@@ -265,7 +277,7 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
               const style = { transform: `translateY(${index * ROW_H}px)` };
               if (!row) {
                 return (
-                  <div key={`p${index % slots}`} className={cx(classes.row, classes.placeholder)} style={style} data-testid="traffic-row-placeholder" data-seq={seq}>
+                  <div key={`p${index % slots}`} className={cx(classes.row, classes.placeholder)} style={style} role="row" aria-rowindex={index + 1} data-testid="traffic-row-placeholder" data-seq={seq}>
                     <span className={classes.num}>{seq}</span>
                     <span>loading…</span>
                   </div>
@@ -274,9 +286,9 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
               const group = model instanceof ListModel && !(row instanceof ExchangeGroup) ? model.groupOf(row) : undefined;
               const selected = row instanceof ExchangeGroup ? row.exchange === selectedExchange || row.seq === st.selectedSeq : row.seq === st.selectedSeq;
               return row instanceof ExchangeGroup ? (
-                <GroupRow key={`g${index % slots}`} group={row} style={style} selected={selected} open={st.expanded.has(row.exchange)} names={names} live={live} />
+                <GroupRow key={`g${index % slots}`} group={row} index={index} style={style} selected={selected} open={st.expanded.has(row.exchange)} names={names} live={live} />
               ) : (
-                <EventRow key={index % slots} event={row} style={style} selected={selected} child={group !== undefined} names={names} live={live} />
+                <EventRow key={index % slots} event={row} index={index} style={style} selected={selected} child={group !== undefined} names={names} live={live} />
               );
             })}
         </div>
@@ -286,6 +298,7 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
           </div>
         )}
       </div>
+      <NewBelow count={live && !following ? below : 0} noun={st.grouped ? ['row', 'rows'] : ['event', 'events']} onFollow={() => traffic.setFollow(true)} testId="traffic-new-below" />
     </div>
   );
 }
@@ -316,10 +329,11 @@ function onRowClick(seq: number) {
 const attr = (value: string | undefined, max = 200) => (value === undefined ? undefined : value.length > max ? value.slice(0, max) : value);
 
 /** What every table row carries, separator or event: its click, its selection and the data the tests and the keyboard read. */
-function rowProps(event: TraceEvent, selected: boolean, name: string, channel: string) {
+function rowProps(event: TraceEvent, index: number, selected: boolean, name: string, channel: string) {
   return {
     onClick: () => onRowClick(event.seq),
     role: 'row',
+    'aria-rowindex': index + 1,
     'aria-selected': selected,
     'data-testid': 'traffic-row',
     'data-seq': event.seq,
@@ -330,7 +344,7 @@ function rowProps(event: TraceEvent, selected: boolean, name: string, channel: s
   };
 }
 
-function EventRow({ event, style, selected, child, names, live }: { event: TraceEvent; style: CSSProperties; selected: boolean; child: boolean; names: ReadonlyMap<string, string>; live: boolean }) {
+function EventRow({ event, index, style, selected, child, names, live }: { event: TraceEvent; index: number; style: CSSProperties; selected: boolean; child: boolean; names: ReadonlyMap<string, string>; live: boolean }) {
   const channel = channelOf(event, live);
   if (isSeparator(event)) {
     const tone = event.kind === 'session' ? classes.sepSession : event.kind === 'reconnect' ? classes.sepReconnect : classes.sepState;
@@ -339,7 +353,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
       <div
         className={cx(classes.separator, tone, selected && classes.selected)}
         style={style}
-        {...rowProps(event, selected, serverName(names, event.server), channel)}
+        {...rowProps(event, index, selected, serverName(names, event.server), channel)}
         data-separator={event.kind}
       >
         <span className={classes.num}>{event.seq}</span>
@@ -360,7 +374,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
     <div
       className={cx(classes.row, error && classes.error, disabled && classes.disabled, negotiation && !error && classes.negotiation, isNotification(event) && classes.notification, child && classes.child, selected && classes.selected)}
       style={style}
-      {...rowProps(event, selected, name, channel)}
+      {...rowProps(event, index, selected, name, channel)}
       data-method={attr(event.rpc?.method) ?? ''}
       data-status={event.http?.status}
       data-error={error || undefined}
@@ -395,7 +409,7 @@ function EventRow({ event, style, selected, child, names, live }: { event: Trace
   );
 }
 
-function GroupRow({ group, style, selected, open, names, live }: { group: ExchangeGroup; style: CSSProperties; selected: boolean; open: boolean; names: ReadonlyMap<string, string>; live: boolean }) {
+function GroupRow({ group, index, style, selected, open, names, live }: { group: ExchangeGroup; index: number; style: CSSProperties; selected: boolean; open: boolean; names: ReadonlyMap<string, string>; live: boolean }) {
   const head = group.request ?? group.first;
   const channel = group.response?.channel ?? group.end?.channel ?? channelOf(head, live);
   const status = group.response?.http?.status;
@@ -412,6 +426,7 @@ function GroupRow({ group, style, selected, open, names, live }: { group: Exchan
       onClick={() => onRowClick(group.seq)}
       onDoubleClick={() => traffic.toggleExpanded(group.exchange)}
       role="row"
+      aria-rowindex={index + 1}
       aria-selected={selected}
       aria-expanded={open}
       data-testid="traffic-group"

@@ -14,7 +14,7 @@ import { getProxySessions } from '../../state/proxy-sessions';
 import { useStore, useVersion } from '../../state/useStore';
 import { formatCount } from '../../components/format';
 import { isErrorEvent } from './format';
-import { ListModel, SeqModel, WindowModel, type RowModel } from './models';
+import { LIST_MAX_EVENTS, ListModel, SeqModel, WindowModel, type RowModel } from './models';
 import { TrafficDetail } from './TrafficDetail';
 import { TrafficFilters } from './TrafficFilters';
 import { TrafficTable } from './TrafficTable';
@@ -317,8 +317,8 @@ function StatusBar({
         {label}
       </Text>
       {!status.exact && (
-        <Text size="xs" c="dimmed">
-          {status.loadingOlder ? 'loading older…' : 'scroll up for older'}
+        <Text size="xs" c="dimmed" data-testid="traffic-older" data-capped={status.capped}>
+          {status.capped ? `older events not loaded: this list holds at most ${formatCount(LIST_MAX_EVENTS)}; filter to narrow it` : status.loadingOlder ? 'loading older…' : 'scroll up for older'}
         </Text>
       )}
       {model?.kind === 'seq' && status.loadingOlder && (

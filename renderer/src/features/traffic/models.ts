@@ -63,6 +63,8 @@ export interface ModelStatus {
   exact: boolean;
   loading: boolean;
   loadingOlder: boolean;
+  /** Older events are left unloaded: the list holds its most (`LIST_MAX_EVENTS`). */
+  capped?: boolean;
   error?: string;
 }
 
@@ -230,6 +232,13 @@ export class SeqModel extends Signal implements RowModel {
 // ---------------------------------------------------------------------------------------
 
 const LIST_PAGE = 1000;
+/**
+ * The most events a ListModel loads from older pages: its rows are built here, in the page, from
+ * the events it holds. Beyond it the table says older events are not loaded, and a filter narrows
+ * the list. (Without it, one exchange of a million SSE events, grouped, would load them all: its
+ * older pages add no row, so the table keeps asking for the next one.)
+ */
+export const LIST_MAX_EVENTS = 100_000;
 const TAIL_PAGE = 5000;
 
 export class ListModel extends Signal implements RowModel {
@@ -285,7 +294,7 @@ export class ListModel extends Signal implements RowModel {
   }
 
   get hasOlder(): boolean {
-    return this.olderCursor !== undefined;
+    return this.olderCursor !== undefined && this.events.length < LIST_MAX_EVENTS;
   }
 
   get isLoadingOlder(): boolean {
@@ -294,7 +303,7 @@ export class ListModel extends Signal implements RowModel {
 
   /** Loads the next older page; resolves true when rows were added. */
   async loadOlder(): Promise<boolean> {
-    if (this.olderCursor === undefined || this.loadingOlder || this.loading) return false;
+    if (!this.hasOlder || this.loadingOlder || this.loading) return false;
     this.loadingOlder = true;
     this.notify();
     try {
@@ -396,6 +405,7 @@ export class ListModel extends Signal implements RowModel {
       exact: this.olderCursor === undefined,
       loading: this.loading,
       loadingOlder: this.loadingOlder,
+      capped: this.olderCursor !== undefined && !this.hasOlder,
       error: this.error,
     };
   }
