@@ -7,7 +7,7 @@ import { notifications } from '@mantine/notifications';
 import { useEffect, useLayoutEffect, useRef, type CSSProperties, type KeyboardEvent } from 'react';
 import { isProxyServerId } from '../../../../contract/proxy';
 import type { Channel, TraceEvent } from '../../../../contract/trace';
-import { formatBytes, formatMs, formatTime } from '../../components/format';
+import { formatBytes, formatCount, formatMs, formatTime } from '../../components/format';
 import { useFixedRows } from '../../components/fixed-rows';
 import { useFollowScroll } from '../../components/follow-scroll';
 import { NewBelow } from '../../components/NewBelow';
@@ -27,7 +27,7 @@ import {
   methodStatus,
   shortSession,
 } from './format';
-import { ExchangeGroup, ListModel, WindowModel, type RowModel } from './models';
+import { ExchangeGroup, LIST_MAX_EVENTS, ListModel, WindowModel, type RowModel } from './models';
 import classes from './TrafficView.module.css';
 import { traffic, useTrafficState } from './traffic-store';
 
@@ -100,9 +100,9 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
       const seq = model.seqAt(index);
       const a = seq === undefined ? null : { seq, within: top - index * ROW_H, count: model.count };
       anchor.current = a;
-      void model.loadOlder().then((added) => {
+      void model.loadOlder().then((loaded) => {
         // (only this load's anchor: another model's may stand there by now)
-        if (!added && anchor.current === a) anchor.current = null;
+        if (!loaded && anchor.current === a) anchor.current = null;
       });
     }
   }, [model, first, last, version]);
@@ -139,6 +139,13 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
         const firstSeq = model.events[0]?.seq ?? Infinity;
         if (model.hasOlder && firstSeq > r.seq) {
           if (!model.isLoadingOlder) void model.loadOlder();
+          return;
+        }
+        if (status.capped && firstSeq > r.seq) {
+          // Older than the grouped list may hold: the ungrouped table reaches every event.
+          reveal.current.tries = 0;
+          traffic.setGrouped(false);
+          notifications.show({ title: 'Grouping turned off', message: `Event #${r.seq} is older than the ${formatCount(LIST_MAX_EVENTS)} events the grouped list holds, so grouping was turned off to show it.` });
           return;
         }
         if (filtered) {

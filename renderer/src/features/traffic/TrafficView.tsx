@@ -318,7 +318,7 @@ function StatusBar({
       </Text>
       {!status.exact && (
         <Text size="xs" c="dimmed" data-testid="traffic-older" data-capped={status.capped}>
-          {status.capped ? `older events not loaded: this list holds at most ${formatCount(LIST_MAX_EVENTS)}; filter to narrow it` : status.loadingOlder ? 'loading older…' : 'scroll up for older'}
+          {status.capped ? `older events not loaded: this list loads at most ${formatCount(LIST_MAX_EVENTS)} from the trace; filter to narrow it` : status.loadingOlder ? 'loading older…' : 'scroll up for older'}
         </Text>
       )}
       {model?.kind === 'seq' && status.loadingOlder && (

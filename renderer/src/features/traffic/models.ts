@@ -233,9 +233,9 @@ export class SeqModel extends Signal implements RowModel {
 
 const LIST_PAGE = 1000;
 /**
- * The most events a ListModel loads from older pages: its rows are built here, in the page, from
- * the events it holds. Beyond it the table says older events are not loaded, and a filter narrows
- * the list. (Without it, one exchange of a million SSE events, grouped, would load them all: its
+ * The most events a ListModel loads from the trace's past (its first page and the older ones; what
+ * it tails live is not counted): its rows are built here, in the page, from the events it holds.
+ * Beyond it the table says older events are not loaded, and a filter narrows the list. (Without it, one exchange of a million SSE events, grouped, would load them all: its
  * older pages add no row, so the table keeps asking for the next one.)
  */
 export const LIST_MAX_EVENTS = 100_000;
@@ -246,6 +246,8 @@ export class ListModel extends Signal implements RowModel {
   /** Matching events, oldest first. */
   events: TraceEvent[] = [];
   private olderCursor: number | undefined;
+  /** Events loaded from the trace's past (the first page and older ones), not tailed live: what LIST_MAX_EVENTS bounds. */
+  private fromPast = 0;
   private loading = true;
   private loadingOlder = false;
   private tailing = false;
@@ -282,6 +284,7 @@ export class ListModel extends Signal implements RowModel {
       if (this.disposed) return;
       const events = page.events.reverse();
       this.events = events.slice(afterSeq(events, this.baseline));
+      this.fromPast = this.events.length;
       this.olderCursor = this.events.length < events.length ? undefined : page.nextCursor;
       this.scannedTo = page.total;
       this.total = page.total;
@@ -294,14 +297,14 @@ export class ListModel extends Signal implements RowModel {
   }
 
   get hasOlder(): boolean {
-    return this.olderCursor !== undefined && this.events.length < LIST_MAX_EVENTS;
+    return this.olderCursor !== undefined && this.fromPast < LIST_MAX_EVENTS;
   }
 
   get isLoadingOlder(): boolean {
     return this.loadingOlder;
   }
 
-  /** Loads the next older page; resolves true when rows were added. */
+  /** Loads the next older page; resolves true when events were added (grouped, they may have joined rows already shown). */
   async loadOlder(): Promise<boolean> {
     if (!this.hasOlder || this.loadingOlder || this.loading) return false;
     this.loadingOlder = true;
@@ -313,6 +316,7 @@ export class ListModel extends Signal implements RowModel {
       const older = events.slice(afterSeq(events, this.baseline));
       this.olderCursor = older.length < events.length ? undefined : page.nextCursor;
       this.events = older.concat(this.events);
+      this.fromPast += older.length;
       this.total = Math.max(this.total, page.total);
       this.rebuild();
       return older.length > 0;
