@@ -518,6 +518,12 @@ test('grouped, one exchange of more events than the list may hold: older pages l
   // the flood's row holds the 100,000 or so loaded (of its 102,000)
   const sizes = await page.locator('[data-testid="traffic-group"]').evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-events'))));
   expect(Math.max(...sizes)).toBeGreaterThan(98_000);
+  // its request is older than what was loaded: the row says its start is not in the list
+  const flood = page.locator('[data-testid="traffic-group"][data-partial="true"][data-method="notifications/message"]');
+  await expect(flood).toHaveCount(1);
+  expect(Number(await flood.getAttribute('data-events'))).toBeGreaterThan(98_000);
+  await expect(flood.getByTestId('traffic-group-partial')).toHaveText('partial');
+  await expect(flood.getByTestId('traffic-group-partial')).toHaveAttribute('title', /not in this list/);
   await bothThemes(page, 'traffic-grouped-capped');
 
   // "Go to #" an event older than the list holds (the first test's calls): grouping is turned off to show it.

@@ -426,6 +426,9 @@ function GroupRow({ group, index, style, selected, open, names, live }: { group:
   const rpc = clip(head.rpc?.method ?? (head.batch ? `batch (${head.batch.length})` : ''), 200);
   const end = group.end?.http?.end;
   const events = group.events.length;
+  // An exchange always starts with its request: without it, its start lies before the events this
+  // list holds (older than the list loads, or cleared from the view).
+  const partial = !group.request;
   return (
     <div
       className={cx(classes.row, classes.group, error && classes.error, disabled && classes.disabled, negotiation && !error && classes.negotiation, selected && classes.selected)}
@@ -446,6 +449,7 @@ function GroupRow({ group, index, style, selected, open, names, live }: { group:
       data-method={attr(rpc)}
       data-negotiation={negotiation ? (error ? 'failed' : 'answer') : undefined}
       data-error={error || undefined}
+      data-partial={partial || undefined}
     >
       <span className={classes.num}>{group.seq}</span>
       <span>{formatTime(group.first.ts)}</span>
@@ -467,10 +471,16 @@ function GroupRow({ group, index, style, selected, open, names, live }: { group:
           {open ? '▾' : '▸'}
         </span>
         {negotiation && <NegotiationBadge mark={error ? 'failed' : 'answer'} />}
-        <span className={classes.httpTag}>
-          {head.http?.method ?? ''}
-          {status !== undefined ? ` ${status}${disabled ? ' disabled' : ''}` : group.end ? '' : ' …'}
-        </span>
+        {partial ? (
+          <span className={classes.httpTag} title="Its start (the request) is not in this list: older than the list loads, or cleared from the view" data-testid="traffic-group-partial">
+            partial
+          </span>
+        ) : (
+          <span className={classes.httpTag}>
+            {head.http?.method ?? ''}
+            {status !== undefined ? ` ${status}${disabled ? ' disabled' : ''}` : group.end ? '' : ' …'}
+          </span>
+        )}
         {rpc}
         <span className={classes.dimmed}>
           {' '}
