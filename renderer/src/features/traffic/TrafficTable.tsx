@@ -32,6 +32,10 @@ import classes from './TrafficView.module.css';
 import { traffic, useTrafficState } from './traffic-store';
 
 export const ROW_H = 24;
+/** Rows rendered beyond the screen on each side when not following (following: 2). */
+const OVERSCAN = 12;
+/** A list loads its next older page when the rows rendered start within this many of its top. */
+const OLDER_WITHIN = 40;
 
 /** Live events carry the channel known when they were recorded; a POST becomes post-sse only once answered. */
 const exchangeChannels = new Map<string, Channel>();
@@ -80,7 +84,7 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
   const count = model?.count ?? 0;
   const following = st.follow && live;
   // Following, nothing is above the newest screenful to scroll to smoothly: a row or two of margin is enough.
-  const { first, last, total: totalHeight, height: viewHeight, below } = useFixedRows(scrollRef, count, ROW_H, following ? 2 : 12, following);
+  const { first, last, total: totalHeight, height: viewHeight, below } = useFixedRows(scrollRef, count, ROW_H, following ? 2 : OVERSCAN, following);
   const slots = slotCount(last - first + 1);
 
   const { setScroll, onScroll } = useFollowScroll(scrollRef, { count, rowHeight: ROW_H, viewHeight, following, canFollow: live, setFollow: traffic.setFollow, revision: model });
@@ -92,11 +96,11 @@ export function TrafficTable({ model, names, live, paused, filtered }: TrafficTa
   useEffect(() => {
     if (!model) return;
     model.visible(first, last);
-    if (model instanceof ListModel && first < 40 && model.hasOlder && !model.isLoadingOlder && !anchor.current) {
+    if (model instanceof ListModel && first < OLDER_WITHIN && model.hasOlder && !model.isLoadingOlder && !anchor.current) {
       const el = scrollRef.current;
       const top = el?.scrollTop ?? 0;
       const index = Math.floor(top / ROW_H);
-      if (index >= 40 + 12) return; // (the bound on `first`, with its 12 rows of overscan)
+      if (index >= OLDER_WITHIN + OVERSCAN) return; // (the bound on `first`, overscan included)
       const seq = model.seqAt(index);
       const a = seq === undefined ? null : { seq, within: top - index * ROW_H, count: model.count };
       anchor.current = a;
